@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# cpuset.memory_toss_cache: build, boot and test harness.
+# `make help` lists the targets and the variables you can set.
+
+SHELL      := /bin/bash
+TOP        := $(CURDIR)
+BUILD      ?= $(TOP)/build
+JOBS       ?= $(shell nproc)
+ACCEL      ?= tcg
+VM_TIMEOUT ?= 900
+KSRC       ?=
+BASE_OK    ?=
+CMD        ?= uname -a; cat /sys/devices/system/node/online
+VMFILES    ?=
+KEEP_DISK  ?=
+export KSRC BASE_OK JOBS ACCEL VM_TIMEOUT
+
+# Debian packages the harness needs; `make deps` installs what is missing.
+include $(TOP)/BASE
+PKGS := make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio xz-utils \
+	ccache git perl python3 qemu-system-x86 busybox-static bash-static \
+	e2fsprogs
+ifeq ($(KSRC),)
+PKGS += $(BASE_PKG)=$(BASE_VERSION)
+endif
+
+SRC        := $(BUILD)/debug/src
+OBJ        := $(BUILD)/debug/obj
+BSRC       := $(BUILD)/baseline/src
+BOBJ       := $(BUILD)/baseline/obj
+KERNEL     := $(OBJ)/arch/x86/boot/bzImage
+BKERNEL    := $(BOBJ)/arch/x86/boot/bzImage
+BIN        := $(BUILD)/bin
+INITRAMFS  := $(BUILD)/initramfs.cpio.gz
+FRAGMENTS  := $(TOP)/configs/lean.config $(TOP)/configs/debug.config
+VMRUN       = $(TOP)/scripts/vm-run.sh -i $(INITRAMFS) -t $(VM_TIMEOUT) -a $(ACCEL)
+
+SELFTESTS  := test_cpuset_toss test_core test_cpuset test_memcontrol
+SELFSH     := test_cpuset_prs.sh test_cpuset_v1_base.sh
+STDIR       = $(SRC)/tools/testing/selftests
+
+.PHONY: all help deps base tree kernel kernel-baseline tests initramfs demo \
+	check check-toss check-upstream vm-run vm-run-baseline patches \
+	checkpatch clean distclean
+
+all: deps kernel initramfs demo
+
+help:
+	@echo 'cpuset.memory_toss_cache harness'
+	@echo ''
+	@echo 'Targets:'
+	@echo '  make                 install missing packages, build, boot, show a toss (the demo)'
+	@echo '  make check           build what is needed and run every test in the VM'
+	@echo '  make check-toss      only our selftest (test_cpuset_toss) and the demo'
+	@echo '  make check-upstream  only the upstream cgroup selftests, patched vs baseline kernel'
+	@echo '  make vm-run CMD=...  boot the test kernel, run CMD as root, print its output,'
+	@echo '                       exit with its status; VMFILES=dir is copied to /extra'
+	@echo '  make vm-run-baseline the same on the unpatched baseline kernel'
+	@echo '  make kernel          build the patched test kernel (build/debug/obj)'
+	@echo '  make kernel-baseline build the unpatched kernel (build/baseline/obj)'
+	@echo '  make tests           build the static test programs (build/bin)'
+	@echo '  make initramfs       build the VM initramfs'
+	@echo '  make patches         export the upstream-style series to build/patches'
+	@echo '  make checkpatch      run checkpatch.pl --strict on that series'
+	@echo '  make deps            install missing Debian packages (root) or print the line'
+	@echo '  make clean           remove build outputs (keeps ccache and the base cache)'
+	@echo ''
+	@echo 'Variables:'
+	@echo '  KSRC=/path           use your own Linux 6.12 tree instead of linux-source-6.12'
+	@echo '  BASE_OK=1            accept an installed linux-source-6.12 that is not the pinned one'
+	@echo '  ACCEL=tcg|kvm        QEMU accelerator (default tcg; kvm is opt-in)'
+	@echo '  JOBS=N               parallel kernel build jobs (default: nproc)'
+	@echo '  VM_TIMEOUT=s         hard limit for one VM boot (default 900)'
+	@echo '  CMD=, VMFILES=, KEEP_DISK=img   for vm-run (KEEP_DISK reuses a scratch image)'
+	@echo '  BASE_CACHE=dir       where the unpacked base lives (default /var/cache/memory-toss)'
+
+deps:
+	@$(TOP)/scripts/deps.sh $(PKGS)
+
+base:
+	@$(TOP)/scripts/base.sh >/dev/null
+
+tree: base
+	@$(TOP)/scripts/tree.sh $(SRC) patched >/dev/null
+
+kernel: tree
+	@$(TOP)/scripts/kbuild.sh $(SRC) $(OBJ) $(FRAGMENTS)
+
+kernel-baseline: base
+	@$(TOP)/scripts/tree.sh $(BSRC) base >/dev/null
+	@$(TOP)/scripts/kbuild.sh $(BSRC) $(BOBJ) $(FRAGMENTS)
+
+# Static test programs, built against the patched tree's selftests and the
+# kernel's own uapi headers.
+tests: kernel
+	@mkdir -p $(BIN)
+	@for t in $(SELFTESTS); do \
+		gcc -static -O2 -g -Wall -pthread -D_GNU_SOURCE \
+			-isystem $(OBJ)/usr/include -I$(STDIR) \
+			-o $(BIN)/$$t.tmp $(STDIR)/cgroup/$$t.c $(STDIR)/cgroup/cgroup_util.c \
+			|| exit 1; \
+		mv $(BIN)/$$t.tmp $(BIN)/$$t; \
+	done
+	@for s in $(SELFSH); do install -m 0755 $(STDIR)/cgroup/$$s $(BIN)/$$s; done
+	@install -m 0755 $(TOP)/vm/toss-demo $(TOP)/vm/run-tests $(BIN)/
+
+initramfs: tests
+	@$(TOP)/scripts/initramfs.sh $(OBJ)/usr/gen_init_cpio $(INITRAMFS) $(BIN)
+
+demo: kernel initramfs
+	@$(VMRUN) -k $(KERNEL) -l $(BUILD)/demo.log -- toss-demo > /dev/null; \
+	rc=$$?; sed -n '/^== /,/^VM-EXIT/p' $(BUILD)/demo.log | grep -v '^VM-EXIT'; \
+	[ $$rc = 0 ] && echo "demo: OK" || { echo "demo: FAILED (status $$rc, console in build/demo.log)"; exit 1; }
+
+vm-run: kernel initramfs
+	@$(VMRUN) -k $(KERNEL) $(if $(VMFILES),-f $(VMFILES)) $(if $(KEEP_DISK),-d $(KEEP_DISK)) -- '$(CMD)'
+
+vm-run-baseline: kernel-baseline initramfs
+	@$(VMRUN) -k $(BKERNEL) $(if $(VMFILES),-f $(VMFILES)) $(if $(KEEP_DISK),-d $(KEEP_DISK)) -- '$(CMD)'
+
+check: deps kernel kernel-baseline initramfs
+	@$(TOP)/scripts/check.sh all
+
+check-toss: deps kernel initramfs
+	@$(TOP)/scripts/check.sh toss
+
+check-upstream: deps kernel kernel-baseline initramfs
+	@$(TOP)/scripts/check.sh upstream
+
+patches: base
+	@$(TOP)/scripts/export-patches.sh $(BUILD)/patches
+
+checkpatch: patches
+	@$(TOP)/scripts/checkpatch.sh $(BUILD)/patches
+
+clean:
+	rm -rf $(BUILD)/bin $(BUILD)/initramfs.cpio.gz $(BUILD)/*.log $(BUILD)/patches \
+		$(BUILD)/results $(OBJ) $(BOBJ)
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_TOSS_CACHE_H
+#define _LINUX_TOSS_CACHE_H
+
+#include <linux/types.h>
+
+/**
+ * struct toss_control - one node's share of a page cache toss
+ * @nr_to_toss: pages to toss at most; ULONG_MAX tosses all that can be
+ * @nr_scanned: file folios on the LRU looked at, in pages
+ * @nr_tossed: pages dropped from the page cache and freed
+ * @nr_dirty: pages skipped because they were dirty
+ * @nr_writeback: pages skipped because they were under writeback
+ * @nr_mapped: pages skipped because they were mapped by a process
+ * @nr_busy: pages skipped because they were locked, pinned or in use
+ *
+ * The caller sets @nr_to_toss and zeroes the counters; toss_node_cache()
+ * adds to them.
+ */
+struct toss_control {
+	unsigned long nr_to_toss;
+	unsigned long nr_scanned;
+	unsigned long nr_tossed;
+	unsigned long nr_dirty;
+	unsigned long nr_writeback;
+	unsigned long nr_mapped;
+	unsigned long nr_busy;
+};
+
+int toss_node_cache(int nid, struct toss_control *tc);
+
+#endif /* _LINUX_TOSS_CACHE_H */

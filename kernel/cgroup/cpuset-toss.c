@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpuset.memory_toss_cache: drop the clean, unmapped page cache held on the
+ * memory nodes of a cpuset.
+ *
+ * A job placed in a cpuset wants its memory on the cpuset's nodes, but page
+ * cache left there by earlier jobs makes its allocations spill onto remote
+ * nodes, and the kernel does not reclaim that cache until the whole machine
+ * is short of memory.  Writing to this file drops that cache from exactly
+ * the cpuset's effective memory nodes, and from no others.
+ *
+ * The file is write-only (0200), like memory.reclaim, so that tools that
+ * copy a cgroup's settings by reading and writing back every readable file
+ * never trigger a toss.  Its grammar follows memory.reclaim too: an amount
+ * ("1" or "max" for all, or a size), then optional space-separated keys:
+ *
+ *   1 | max		toss all clean, unmapped page cache of the nodes
+ *   <size>		toss at most <size> bytes in total, spread over the
+ *			nodes, coldest first; -EAGAIN if less was tossed
+ *   nodes=<list>	only these nodes, which must all be in the cpuset's
+ *			cpuset.mems.effective and have memory
+ *
+ * Dropping a node's cache drops other tenants' cache too, so a toss needs
+ * CAP_SYS_ADMIN in the initial user namespace, checked against the
+ * credentials of whoever opened the file.
+ *
+ * Locking: the cpuset's effective mems are read once under cpuset_mutex,
+ * then every lock is dropped before any page is looked at.  The walk itself
+ * (mm/toss_cache.c) holds no lock across pages, reschedules regularly and
+ * stops on a fatal signal.
+ */
+
+#include <linux/capability.h>
+#include <linux/ctype.h>
+#include <linux/cgroup.h>
+#include <linux/cpuset.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/parser.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/toss_cache.h>
+
+#include "cpuset-internal.h"
+
+/* Longest write accepted; longer input is -EINVAL. */
+#define TOSS_MAX_INPUT	1024
+
+enum {
+	TOSS_KEY_NODES,
+	TOSS_KEY_ERR,
+};
+
+static const match_table_t toss_tokens = {
+	{ TOSS_KEY_NODES,	"nodes=%s" },
+	{ TOSS_KEY_ERR,		NULL },
+};
+
+struct toss_request {
+	unsigned long nr_pages;		/* ULONG_MAX: all */
+	bool nodes_set;
+	nodemask_t nodes;
+};
+
+/*
+ * Parse "<amount> [key=value ...]".  Nothing is done here, so that bad input
+ * changes nothing.
+ */
+static int toss_parse(char *buf, struct toss_request *req)
+{
+	substring_t args[MAX_OPT_ARGS];
+	unsigned long long bytes;
+	char *amount, *start, *end;
+
+	memset(req, 0, sizeof(*req));
+	buf = strstrip(buf);
+	amount = strsep(&buf, " ");
+	if (!amount || !*amount)
+		return -EINVAL;
+
+	if (!strcmp(amount, "1") || !strcmp(amount, "max")) {
+		req->nr_pages = ULONG_MAX;
+	} else {
+		if (!isdigit(*amount))
+			return -EINVAL;
+		bytes = memparse(amount, &end);
+		if (*end || !bytes)
+			return -EINVAL;
+		req->nr_pages = DIV_ROUND_UP_ULL(bytes, PAGE_SIZE);
+		if (req->nr_pages == ULONG_MAX)
+			req->nr_pages--;
+	}
+
+	while ((start = strsep(&buf, " ")) != NULL) {
+		char *list;
+		int ret;
+
+		if (!*start)
+			continue;
+		switch (match_token(start, toss_tokens, args)) {
+		case TOSS_KEY_NODES:
+			if (req->nodes_set)
+				return -EINVAL;
+			list = match_strdup(&args[0]);
+			if (!list)
+				return -ENOMEM;
+			ret = nodelist_parse(list, req->nodes);
+			kfree(list);
+			if (ret || nodes_empty(req->nodes))
+				return -EINVAL;
+			req->nodes_set = true;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Toss up to @req->nr_pages over @nodes: a first round gives each node an
+ * equal share of what is still wanted, and a second round lets the nodes
+ * that met their share make up for those that could not.
+ */
+static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
+		      struct toss_control *sum)
+{
+	int nr_nodes = nodes_weight(*nodes);
+	nodemask_t more = NODE_MASK_NONE;
+	int round, nid, ret = 0;
+
+	for (round = 0; round < 2 && sum->nr_tossed < nr_pages; round++) {
+		int left = nr_nodes;
+
+		for_each_node_mask(nid, *nodes) {
+			struct toss_control tc = {};
+			unsigned long want = nr_pages - sum->nr_tossed;
+
+			if (round && !node_isset(nid, more))
+				continue;
+			if (nr_pages == ULONG_MAX)
+				want = ULONG_MAX;
+			else if (!want)
+				break;
+			else if (!round)
+				want = DIV_ROUND_UP(want, left--);
+			tc.nr_to_toss = want;
+			ret = toss_node_cache(nid, &tc);
+			sum->nr_scanned += tc.nr_scanned;
+			sum->nr_tossed += tc.nr_tossed;
+			sum->nr_dirty += tc.nr_dirty;
+			sum->nr_writeback += tc.nr_writeback;
+			sum->nr_mapped += tc.nr_mapped;
+			sum->nr_busy += tc.nr_busy;
+			if (ret)
+				return ret;
+			if (tc.nr_tossed >= want)
+				node_set(nid, more);
+		}
+		if (nr_pages == ULONG_MAX)
+			break;
+	}
+	return ret;
+}
+
+ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
+				size_t nbytes, loff_t off)
+{
+	struct cpuset *cs = css_cs(of_css(of));
+	struct toss_control sum = {};
+	struct toss_request req;
+	nodemask_t nodes;
+	u64 start;
+	int ret;
+
+	if (nbytes > TOSS_MAX_INPUT)
+		return -EINVAL;
+	if (!file_ns_capable(of->file, &init_user_ns, CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = toss_parse(buf, &req);
+	if (ret)
+		return ret;
+
+	/* Snapshot the nodes, then drop every lock before doing any work. */
+	cpuset_lock();
+	if (!is_cpuset_online(cs)) {
+		cpuset_unlock();
+		return -ENODEV;
+	}
+	nodes = cs->effective_mems;
+	cpuset_unlock();
+
+	if (req.nodes_set) {
+		if (!nodes_subset(req.nodes, nodes) ||
+		    !nodes_subset(req.nodes, node_states[N_MEMORY]))
+			return -EINVAL;
+		nodes = req.nodes;
+	}
+	nodes_and(nodes, nodes, node_states[N_MEMORY]);
+
+	start = ktime_get_ns();
+	lru_add_drain_all();
+	ret = toss_nodes(&nodes, req.nr_pages, &sum);
+
+	pr_info_ratelimited("%s (%d): cpuset.memory_toss_cache: cgroup %llu nodes %*pbl: tossed %lu kB, kept %lu kB dirty, %lu kB writeback, %lu kB mapped, %lu kB busy in %llu ms%s\n",
+			    current->comm, task_pid_nr(current),
+			    cgroup_id(cs->css.cgroup), nodemask_pr_args(&nodes),
+			    sum.nr_tossed << (PAGE_SHIFT - 10),
+			    sum.nr_dirty << (PAGE_SHIFT - 10),
+			    sum.nr_writeback << (PAGE_SHIFT - 10),
+			    sum.nr_mapped << (PAGE_SHIFT - 10),
+			    sum.nr_busy << (PAGE_SHIFT - 10),
+			    div_u64(ktime_get_ns() - start, NSEC_PER_MSEC),
+			    ret == -EINTR ? " (interrupted)" : "");
+	if (ret)
+		return ret;
+	if (req.nr_pages != ULONG_MAX && sum.nr_tossed < req.nr_pages)
+		return -EAGAIN;
+	return nbytes;
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Drop the clean, unmapped page cache of one NUMA node.
+ *
+ * This is the engine behind cpuset.memory_toss_cache.  It must be exact to
+ * the node (nothing on other nodes is touched), cheap in proportion to the
+ * node's memory rather than to the machine's page cache, and it must never
+ * lose data.
+ *
+ * Why a walk of the node's page frames, and not one of the existing paths:
+ *
+ * - drop_caches walks every inode of every superblock: its cost grows with
+ *   the machine's whole page cache, and it cannot be told about nodes.
+ * - Reclaim through shrink_node() with may_unmap = 0 would keep mapped
+ *   pages, but in 6.12 lru_gen_shrink_node() returns at once when
+ *   !may_unmap, so with MGLRU enabled it frees nothing; it also ages the
+ *   LRU lists and may write back or swap depending on the scan_control.
+ * - Walking the node's LRU lists needs the LRU lock held across isolation
+ *   and differs between the classic LRU and MGLRU.
+ *
+ * A walk of the node's pfns, as mm/damon/paddr.c walks physical ranges,
+ * sees every folio of the node exactly once whatever the LRU flavour.  For
+ * each pfn the folio flags are looked at without a reference, so the common
+ * "not page cache" case costs a few loads.  A candidate is pinned with
+ * folio_try_get(), trylocked (never waiting on I/O) and handed to
+ * mapping_evict_folio(), which makes the same checks drop_caches makes:
+ * not dirty, not under writeback, no extra references (a mapped folio has
+ * one per mapping), buffers released.  shmem/tmpfs, anonymous and
+ * unevictable folios are never candidates, so no data can be lost.
+ *
+ * Evicted folios are released in batches with folios_put(), which takes
+ * the LRU lock once per batch instead of once per folio: that is what lets
+ * the walk keep up with drop_caches on the same data.
+ *
+ * When only part of the cache is wanted, a first pass takes the folios that
+ * are neither active nor referenced, and only if that falls short a second
+ * pass takes the rest, so that a partial toss drops the coldest cache first.
+ *
+ * No lock is held across the walk: it reschedules every batch and stops on
+ * a fatal signal.
+ */
+
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/memory_hotplug.h>
+#include <linux/pagemap.h>
+#include <linux/shmem_fs.h>
+#include <linux/swap.h>
+#include <linux/sched/signal.h>
+#include <linux/toss_cache.h>
+
+#include "internal.h"
+
+/* pfns looked at between two checks for rescheduling and signals */
+#define TOSS_PFN_BATCH	1024
+
+enum toss_pass {
+	TOSS_PASS_ALL,		/* everything, in one pass */
+	TOSS_PASS_COLD,		/* first pass: inactive, unreferenced folios */
+	TOSS_PASS_REST,		/* second pass: what the first one left */
+};
+
+/*
+ * Pin the folio at @pfn if it looks like clean, unmapped page cache of node
+ * @nid.  The first checks are made without a reference and are only hints;
+ * they are made again under the folio lock by mapping_evict_folio().
+ */
+static struct folio *toss_get_folio(unsigned long pfn, int nid,
+				    struct toss_control *tc,
+				    enum toss_pass pass, bool *count)
+{
+	struct page *page = pfn_to_online_page(pfn);
+	struct folio *folio;
+	bool hot;
+
+	if (!page || PageTail(page))
+		return NULL;
+	folio = page_folio(page);
+	if (!folio_test_lru(folio) || folio_test_anon(folio) ||
+	    folio_test_swapbacked(folio) || folio_test_unevictable(folio))
+		return NULL;
+	if (folio_nid(folio) != nid)
+		return NULL;
+	hot = folio_test_active(folio) || folio_test_referenced(folio);
+	if (pass == TOSS_PASS_COLD && hot)
+		return NULL;
+
+	/* The second pass counts only what the first one did not see. */
+	*count = pass != TOSS_PASS_REST || hot;
+	if (*count)
+		tc->nr_scanned += folio_nr_pages(folio);
+
+	if (folio_test_dirty(folio)) {
+		if (*count)
+			tc->nr_dirty += folio_nr_pages(folio);
+		return NULL;
+	}
+	if (folio_test_writeback(folio)) {
+		if (*count)
+			tc->nr_writeback += folio_nr_pages(folio);
+		return NULL;
+	}
+	if (folio_mapped(folio)) {
+		if (*count)
+			tc->nr_mapped += folio_nr_pages(folio);
+		return NULL;
+	}
+	if (!folio_try_get(folio))
+		return NULL;
+	if (unlikely(page_folio(page) != folio || !folio_test_lru(folio))) {
+		folio_put(folio);
+		return NULL;
+	}
+	return folio;
+}
+
+/*
+ * Try to evict a pinned folio; returns the number of pages dropped.  Why a
+ * folio stayed is counted in @tc when @count is set.
+ */
+static long toss_folio(struct folio *folio, struct toss_control *tc,
+		       bool count)
+{
+	struct toss_control dummy = {};	/* counts nobody reads */
+	struct address_space *mapping;
+	long nr = 0;
+
+	if (!count)
+		tc = &dummy;
+	if (!folio_trylock(folio)) {
+		tc->nr_busy += folio_nr_pages(folio);
+		return 0;
+	}
+	mapping = folio_mapping(folio);
+	/* Truncated, or turned into something else, since we looked. */
+	if (!mapping || folio_test_anon(folio) || folio_test_swapbacked(folio) ||
+	    shmem_mapping(mapping) || mapping_unevictable(mapping))
+		goto unlock;
+	if (folio_mapped(folio)) {
+		tc->nr_mapped += folio_nr_pages(folio);
+		goto unlock;
+	}
+	if (folio_test_dirty(folio) || folio_test_writeback(folio)) {
+		if (folio_test_dirty(folio))
+			tc->nr_dirty += folio_nr_pages(folio);
+		else
+			tc->nr_writeback += folio_nr_pages(folio);
+		goto unlock;
+	}
+	nr = mapping_evict_folio(mapping, folio);
+	if (!nr)
+		tc->nr_busy += folio_nr_pages(folio);
+unlock:
+	folio_unlock(folio);
+	return nr;
+}
+
+static int toss_node_pass(int nid, struct toss_control *tc,
+			  enum toss_pass pass)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long pfn = pgdat->node_start_pfn;
+	unsigned long end_pfn = pgdat_end_pfn(pgdat);
+	struct folio_batch fbatch;
+	int ret = 0;
+
+	folio_batch_init(&fbatch);
+	while (pfn < end_pfn && tc->nr_tossed < tc->nr_to_toss) {
+		unsigned long batch_end = min(end_pfn, pfn + TOSS_PFN_BATCH);
+
+		for (; pfn < batch_end; pfn++) {
+			struct folio *folio;
+			bool count;
+			long nr;
+
+			folio = toss_get_folio(pfn, nid, tc, pass, &count);
+			if (!folio)
+				continue;
+			/* A partial toss never drops more than it was asked. */
+			if (folio_nr_pages(folio) > tc->nr_to_toss - tc->nr_tossed) {
+				folio_put(folio);
+				continue;
+			}
+			nr = toss_folio(folio, tc, count);
+			/* Skip the rest of a large folio. */
+			pfn = folio_pfn(folio) + folio_nr_pages(folio) - 1;
+			if (!nr) {
+				folio_put(folio);
+				continue;
+			}
+			tc->nr_tossed += nr;
+			/* Our reference is the last: the batch frees it. */
+			if (!folio_batch_add(&fbatch, folio))
+				folios_put(&fbatch);
+			if (tc->nr_tossed >= tc->nr_to_toss)
+				break;
+		}
+		if (folio_batch_count(&fbatch))
+			folios_put(&fbatch);
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		cond_resched();
+	}
+	if (folio_batch_count(&fbatch))
+		folios_put(&fbatch);
+	return ret;
+}
+
+/**
+ * toss_node_cache - drop clean, unmapped page cache from one node
+ * @nid: the node whose page cache is dropped
+ * @tc: how much to drop (@tc->nr_to_toss) and where the counts go
+ *
+ * Drops up to @tc->nr_to_toss pages of clean, unmapped page cache whose
+ * memory is on node @nid, coldest first when the amount is limited.  Dirty,
+ * writeback, mapped, shmem/tmpfs, anonymous and unevictable memory is never
+ * touched, nor is memory on any other node.  The caller should have drained
+ * the per-CPU LRU caches with lru_add_drain_all() first.
+ *
+ * Context: Process context, may sleep; no locks held.
+ * Return: 0, or -EINTR if a fatal signal cut the walk short.  What was
+ * tossed so far is in @tc either way.
+ */
+int toss_node_cache(int nid, struct toss_control *tc)
+{
+	int ret;
+
+	if (!node_state(nid, N_MEMORY))
+		return 0;
+	if (tc->nr_to_toss == ULONG_MAX)
+		return toss_node_pass(nid, tc, TOSS_PASS_ALL);
+	ret = toss_node_pass(nid, tc, TOSS_PASS_COLD);
+	if (ret || tc->nr_tossed >= tc->nr_to_toss)
+		return ret;
+	return toss_node_pass(nid, tc, TOSS_PASS_REST);
+}

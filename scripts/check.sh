@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh <all|toss|upstream>: run the tests in the VM and count them.
+#
+#   toss      test_cpuset_toss with MGLRU on and off, and the demo, on the
+#             patched debug kernel
+#   upstream  the upstream cgroup selftests that touch cpuset and memcg on
+#             the patched kernel and on the unpatched baseline: a test that
+#             fails only on the patched kernel is a failure; one that fails
+#             on both is reported as a known failure of the base (skipped)
+#
+# Any kernel splat or timeout fails the run.  Ends with the line
+# "N passed, N failed[, N skipped]" and exits non-zero on any failure.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+what=${1:-all}
+BUILD=${BUILD:-$here/build}
+res=$BUILD/results
+mkdir -p "$res"
+VM="$here/scripts/vm-run.sh -i $BUILD/initramfs.cpio.gz -t ${VM_TIMEOUT:-900} -a ${ACCEL:-tcg}"
+pass=0 fail=0 skip=0
+failed=()
+
+# tap <log> <prefix>: print "<pass|fail|skip> <prefix>/<suite>/<test>" for
+# every TAP result between ### BEGIN / ### END markers, and one result for
+# a program that exited non-zero without any TAP failure (or printed none).
+tap() {
+	awk -v pfx="$2" '
+	/^### BEGIN / { suite = $3; n = 0; bad = 0; next }
+	/^### END /   { rc = $4
+			if (n == 0) print (rc == 0 ? "pass" : (rc == 4 ? "skip" : "fail")), pfx "/" suite
+			else if (rc != 0 && rc != 4 && !bad) print "fail", pfx "/" suite "/exit-status-" rc
+			suite = ""; next }
+	suite == "" { next }
+	/^(not )?ok [0-9]+ / {
+		line = $0; st = "pass"
+		if (line ~ /^not ok/) { st = "fail"; bad = 1; sub(/^not ok [0-9]+ /, "", line) }
+		else sub(/^ok [0-9]+ /, "", line)
+		if (line ~ /# *(SKIP|skip)/) st = "skip"
+		sub(/ *#.*$/, "", line); gsub(/ /, "_", line)
+		n++; print st, pfx "/" suite "/" line
+	}' "$1"
+}
+
+boot() {	# boot <kernel> <log> <args...>: run and record status
+	local k=$1 log=$2
+	shift 2
+	$VM -k "$k" -l "$log" -- "$@" > /dev/null
+	echo $?
+}
+
+count() {	# count <results-file>
+	while read -r st name; do
+		case $st in
+		pass) pass=$((pass + 1)) ;;
+		skip) skip=$((skip + 1)) ;;
+		*) fail=$((fail + 1)); failed+=("$name") ;;
+		esac
+		echo "$st $name"
+	done < "$1"
+}
+
+vmstatus() {	# vmstatus <rc> <log> <name>: a VM-level result
+	case $1 in
+	0) echo "pass $3" ;;
+	124) echo "fail $3:TIMEOUT(see $2)" ;;
+	125) echo "fail $3:KERNEL-SPLAT(see $2)" ;;
+	*) echo "fail $3:VM-STATUS-$1(see $2)" ;;
+	esac
+}
+
+if [ "$what" = all ] || [ "$what" = toss ]; then
+	log=$res/toss.log
+	echo "check: booting the patched kernel for test_cpuset_toss (MGLRU on, off) and the demo"
+	rc=$(boot "$BUILD/debug/obj/arch/x86/boot/bzImage" "$log" run-tests toss)
+	{ tap "$log" toss; vmstatus "$rc" "$log" toss-vm; } > "$res/toss.results"
+	count "$res/toss.results"
+fi
+
+if [ "$what" = all ] || [ "$what" = upstream ]; then
+	plog=$res/upstream-patched.log blog=$res/upstream-baseline.log
+	echo "check: booting the patched kernel for the upstream cgroup selftests"
+	prc=$(boot "$BUILD/debug/obj/arch/x86/boot/bzImage" "$plog" run-tests upstream)
+	bkernel=$BUILD/baseline/obj/arch/x86/boot/bzImage
+	# The baseline's results depend only on its kernel and the test programs.
+	key=$(cat "$bkernel" "$BUILD"/bin/test_core "$BUILD"/bin/test_cpuset "$BUILD"/bin/test_memcontrol \
+		"$BUILD"/bin/*.sh "$here/vm/run-tests" | sha256sum | cut -c1-16)
+	if [ -f "$res/baseline.$key" ]; then
+		echo "check: baseline results for this baseline kernel and tests are cached"
+		brc=0
+	else
+		echo "check: booting the unpatched baseline kernel for the same tests"
+		brc=$(boot "$bkernel" "$blog" run-tests upstream)
+		tap "$blog" upstream > "$res/baseline.tmp"
+		if [ "$brc" = 0 ]; then mv "$res/baseline.tmp" "$res/baseline.$key"; fi
+	fi
+	base=$res/baseline.$key
+	[ -f "$base" ] || base=$res/baseline.tmp
+	{
+		tap "$plog" upstream | while read -r st name; do
+			if [ "$st" = fail ] && grep -qx "fail $name" "$base"; then
+				echo "skip $name(fails-on-baseline-too)"
+			else
+				echo "$st $name"
+			fi
+		done
+		vmstatus "$prc" "$plog" upstream-patched-vm
+		vmstatus "$brc" "$blog" upstream-baseline-vm
+	} > "$res/upstream.results"
+	count "$res/upstream.results"
+fi
+
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "check: failed:"
+	printf '  %s\n' "${failed[@]}"
+fi
+if [ $skip -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ $fail = 0 ]

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm-run.sh: boot the test kernel under QEMU on four NUMA nodes, run one
+# shell command in it as root and exit with its status.
+#
+#   vm-run.sh -k bzImage -i initramfs [-f vmfiles-dir] [-t timeout]
+#             [-a tcg|kvm] [-l logfile] [-d keep-disk-image] -- 'command'
+#
+# Topology: nodes 0, 1, 2 with one vCPU and $NODE_MEM each, node 3 with
+# $NODE_MEM and no CPU.  A fresh sparse ext4 scratch disk ($DISK_SIZE) is
+# mounted at /mnt/scratch.  <vmfiles-dir> is copied to /extra.
+#
+# The exit status is the command's, or 124 on a timeout, or 125 when the
+# kernel console shows a splat (BUG, WARNING, lockdep, Oops, stall, ...),
+# whatever the command returned.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+kernel="" initrd="" files="" tmo=${VM_TIMEOUT:-600} accel=${ACCEL:-tcg}
+log="" keep=""
+NODE_MEM=${NODE_MEM:-768M}
+DISK_SIZE=${DISK_SIZE:-2G}
+while getopts k:i:f:t:a:l:d: o; do
+	case $o in
+	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; f) files=$OPTARG ;;
+	t) tmo=$OPTARG ;; a) accel=$OPTARG ;; l) log=$OPTARG ;; d) keep=$OPTARG ;;
+	*) echo "usage: see the header of $0" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+cmd="$*"
+[ -f "$kernel" ] && [ -f "$initrd" ] || { echo "vm-run: kernel or initramfs missing (run make first)" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/vm-run.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+[ -n "$log" ] || log=$work/console.log
+
+# The per-run part of the initramfs: /cmd and /extra, appended to the base
+# archive (the kernel unpacks concatenated cpio archives in order).
+mkdir -p "$work/root/extra"
+printf '%s\n' "$cmd" > "$work/root/cmd"
+if [ -n "$files" ]; then
+	[ -d "$files" ] || { echo "vm-run: VMFILES=$files is not a directory" >&2; exit 2; }
+	cp -a "$files/." "$work/root/extra/"
+fi
+(cd "$work/root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$work/run.cpio.gz"
+cat "$initrd" "$work/run.cpio.gz" > "$work/initrd"
+
+disk=${keep:-$work/scratch.img}
+if [ -z "$keep" ] || [ ! -f "$keep" ]; then
+	rm -f "$disk"
+	truncate -s "$DISK_SIZE" "$disk"
+	mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 "$disk" >/dev/null ||
+		{ echo "vm-run: mkfs.ext4 failed" >&2; exit 2; }
+fi
+
+case $accel in
+kvm) accel_args=(-accel kvm -cpu host) ;;
+tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
+*) echo "vm-run: ACCEL must be tcg or kvm" >&2; exit 2 ;;
+esac
+numa=()
+for n in 0 1 2 3; do
+	numa+=(-object "memory-backend-ram,id=m$n,size=$NODE_MEM")
+	if [ $n -lt 3 ]; then
+		numa+=(-numa "node,nodeid=$n,cpus=$n,memdev=m$n")
+	else
+		numa+=(-numa "node,nodeid=$n,memdev=m$n")
+	fi
+done
+memsz=$(( $(numfmt --from=iec "$NODE_MEM") * 4 / 1048576 ))M
+
+timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
+	-machine q35 -smp 3 -m "$memsz" "${numa[@]}" \
+	-kernel "$kernel" -initrd "$work/initrd" \
+	-append "console=ttyS0 panic=-1 loglevel=6 ${VM_APPEND:-}" \
+	-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \
+	-display none -no-reboot -serial stdio -monitor none -nodefaults \
+	< /dev/null 2>&1 | tr -d '\r' | tee "$log"
+qrc=${PIPESTATUS[0]}
+
+status=$(sed -n 's/^VM-EXIT-STATUS: \([0-9]*\)$/\1/p' "$log" | tail -1)
+splat_re='BUG:|WARNING:|Oops|KASAN|UBSAN|Kernel panic|kernel BUG at|general protection fault|possible (circular|recursive) locking|INFO: (task .* blocked|lockdep|possible|trying to register)|rcu: INFO|detected stalls|soft lockup|hung_task|Call Trace:'
+if grep -Eq "$splat_re" "$log"; then
+	echo "vm-run: KERNEL SPLAT in the console:" >&2
+	grep -En "$splat_re" "$log" | head -20 >&2
+	exit 125
+fi
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "vm-run: TIMEOUT after ${tmo}s" >&2
+	exit 124
+fi
+if [ -z "$status" ]; then
+	echo "vm-run: the VM ended without reporting a status (qemu exit $qrc)" >&2
+	exit 126
+fi
+exit "$status"

@@ -1,0 +1,1069 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests for cpuset.memory_toss_cache.
+ *
+ * Page cache is placed on a chosen node by reading a file from a task in a
+ * cpuset with cpuset.mems=<node>.  Where each file's cached pages sit is
+ * measured exactly: mincore(2) says which pages are resident, and
+ * move_pages(2) with a NULL node list says on which node each one is (the
+ * resident pages are mapped for the query with MADV_RANDOM, so that the
+ * query itself reads nothing in).
+ *
+ * Needs root, cgroup v2 with the cpuset and memory controllers, at least
+ * three memory nodes, and a writable disk-backed file system at
+ * $TOSS_DIR (default /mnt/scratch).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest.h"
+#include "cgroup_util.h"
+
+#define MB		(1024L * 1024)
+#define FILE_SIZE	(48 * MB)
+#define MAX_NODES	64
+#define TOSS_FILE	"cpuset.memory_toss_cache"
+
+static char root[PATH_MAX];
+static char *parent;		/* our cgroup under the root */
+static const char *dir;		/* where the test files live */
+static int nr_nodes;		/* nodes 0..nr_nodes-1 have memory */
+static long page_size;
+
+/* One file per node, filled onto that node. */
+static char node_file[MAX_NODES][PATH_MAX];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int write_file(const char *path, const char *buf)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, buf, strlen(buf));
+	ret = ret < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* Write @buf to @cg's toss file: 0 or -errno. */
+static int toss(const char *cg, const char *buf)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", cg, TOSS_FILE);
+	return write_file(path, buf);
+}
+
+static void drop_all_caches(void)
+{
+	sync();
+	write_file("/proc/sys/vm/drop_caches", "1");
+}
+
+/* Create a cpuset child of our parent on CPU 0 with the given mems. */
+static char *make_cpuset(const char *name, const char *mems)
+{
+	char *cg = cg_name(parent, name);
+
+	if (!cg)
+		return NULL;
+	cg_destroy(cg);
+	if (cg_create(cg) || cg_write(cg, "cpuset.cpus", "0") ||
+	    cg_write(cg, "cpuset.mems", (char *)mems)) {
+		cg_destroy(cg);
+		free(cg);
+		return NULL;
+	}
+	return cg;
+}
+
+static void destroy(char *cg)
+{
+	if (!cg)
+		return;
+	cg_killall(cg);
+	cg_destroy(cg);
+	free(cg);
+}
+
+static int read_all(const char *cgroup, void *arg)
+{
+	const char *path = arg;
+	static char buf[1 << 16];
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return 1;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+	return 0;
+}
+
+/* Read @path from a task whose cpuset holds only @node. */
+static int fill_node(int node, const char *path)
+{
+	char mems[16];
+	char *cg;
+	int ret;
+
+	snprintf(mems, sizeof(mems), "%d", node);
+	cg = make_cpuset("fill", mems);
+	if (!cg)
+		return -1;
+	ret = cg_run(cg, read_all, (void *)path);
+	destroy(cg);
+	return ret;
+}
+
+/*
+ * Count the resident pages of @path per node into @count (and return the
+ * total), using mincore() for residency and move_pages() for placement.
+ */
+static long resident(const char *path, long count[MAX_NODES])
+{
+	long npages, total = 0, i, j;
+	unsigned char *vec;
+	void **pages;
+	int *status;
+	struct stat st;
+	char *map;
+	int fd;
+
+	memset(count, 0, sizeof(long) * MAX_NODES);
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	npages = (st.st_size + page_size - 1) / page_size;
+	if (!npages) {
+		close(fd);
+		return 0;
+	}
+	map = mmap(NULL, npages * page_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	madvise(map, npages * page_size, MADV_RANDOM);
+	vec = calloc(npages, 1);
+	pages = calloc(npages, sizeof(*pages));
+	status = calloc(npages, sizeof(*status));
+	if (!vec || !pages || !status || mincore(map, npages * page_size, vec)) {
+		total = -1;
+		goto out;
+	}
+	for (i = 0, j = 0; i < npages; i++) {
+		if (!(vec[i] & 1))
+			continue;
+		/* Map the resident page; it is already in the cache. */
+		(void)*(volatile char *)(map + i * page_size);
+		pages[j++] = map + i * page_size;
+	}
+	if (j && syscall(SYS_move_pages, 0, j, pages, NULL, status, 0)) {
+		total = -1;
+		goto out;
+	}
+	for (i = 0; i < j; i++) {
+		if (status[i] >= 0 && status[i] < MAX_NODES) {
+			count[status[i]]++;
+			total++;
+		}
+	}
+out:
+	munmap(map, npages * page_size);
+	free(vec);
+	free(pages);
+	free(status);
+	return total;
+}
+
+/* Resident pages of @path on @node. */
+static long resident_on(const char *path, int node)
+{
+	long count[MAX_NODES];
+
+	if (resident(path, count) < 0)
+		return -1;
+	return count[node];
+}
+
+/* Fill every node's file onto its node; 0 when each is >= 99% there. */
+static int fill_all_nodes(void)
+{
+	int n;
+
+	drop_all_caches();
+	for (n = 0; n < nr_nodes; n++) {
+		if (fill_node(n, node_file[n]))
+			return -1;
+		if (resident_on(node_file[n], n) < FILE_SIZE / page_size * 99 / 100) {
+			ksft_print_msg("node %d: the fill placed only %ld of %ld pages there\n",
+				       n, resident_on(node_file[n], n), FILE_SIZE / page_size);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Record each node's file residency before a toss; check_nodes() then checks
+ * that on nodes in @gone at most 1% is left and elsewhere at least 99% is.
+ */
+static long before[MAX_NODES];
+
+static void snapshot(void)
+{
+	int n;
+
+	for (n = 0; n < nr_nodes; n++)
+		before[n] = resident_on(node_file[n], n);
+}
+
+static int check_nodes(unsigned long gone)
+{
+	int n, ret = 0;
+
+	for (n = 0; n < nr_nodes; n++) {
+		long after = resident_on(node_file[n], n);
+
+		if (gone & (1UL << n)) {
+			if (after > before[n] / 100) {
+				ksft_print_msg("node %d: %ld of %ld pages still cached\n",
+					       n, after, before[n]);
+				ret = -1;
+			}
+		} else if (after < before[n] * 99 / 100) {
+			ksft_print_msg("node %d: lost %ld of %ld pages\n",
+				       n, before[n] - after, before[n]);
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+static int create_file(const char *path, long size, char pattern)
+{
+	char *buf = malloc(MB);
+	int fd, ret = -1;
+	long done;
+
+	if (!buf)
+		return -1;
+	memset(buf, pattern, MB);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		goto out;
+	for (done = 0; done < size; done += MB)
+		if (write(fd, buf, MB) != MB)
+			goto out_close;
+	if (fsync(fd))
+		goto out_close;
+	ret = 0;
+out_close:
+	close(fd);
+out:
+	free(buf);
+	return ret;
+}
+
+/* 0 when every byte of @path is @pattern. */
+static int verify_file(const char *path, long size, char pattern)
+{
+	char *buf = malloc(MB);
+	long done, i;
+	int fd, ret = -1;
+
+	if (!buf)
+		return -1;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		goto out;
+	for (done = 0; done < size; done += MB) {
+		if (read(fd, buf, MB) != MB)
+			goto out_close;
+		for (i = 0; i < MB; i++)
+			if (buf[i] != pattern)
+				goto out_close;
+	}
+	ret = 0;
+out_close:
+	close(fd);
+out:
+	free(buf);
+	return ret;
+}
+
+/* One node of several: only that node's cache goes. */
+static int test_toss_one_node(const char *root)
+{
+	int ret = KSFT_FAIL;
+	char *cg;
+
+	cg = make_cpuset("job", "1");
+	if (!cg || fill_all_nodes())
+		goto cleanup;
+	snapshot();
+	if (toss(cg, "1"))
+		goto cleanup;
+	if (check_nodes(1UL << 1))
+		goto cleanup;
+	/* "1" succeeds even when there is nothing left to toss. */
+	if (toss(cg, "1") || toss(cg, "max\n"))
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	destroy(cg);
+	return ret;
+}
+
+/* nodes= picks a subset of the cpuset's nodes. */
+static int test_toss_nodes_subset(const char *root)
+{
+	int ret = KSFT_FAIL;
+	char *cg;
+
+	cg = make_cpuset("job", "0-2");
+	if (!cg || fill_all_nodes())
+		goto cleanup;
+	snapshot();
+	if (toss(cg, "max nodes=0,2"))
+		goto cleanup;
+	if (check_nodes(1UL << 0 | 1UL << 2))
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	destroy(cg);
+	return ret;
+}
+
+/* A size is honoured, and -EAGAIN when it cannot be met. */
+static int test_toss_size_limit(const char *root)
+{
+	long want = 16 * MB / page_size, got;
+	int ret = KSFT_FAIL;
+	char *cg;
+
+	cg = make_cpuset("job", "2");
+	if (!cg || fill_all_nodes())
+		goto cleanup;
+	/* Empty node 2 of everything but our file. */
+	if (toss(cg, "1") || fill_node(2, node_file[2]))
+		goto cleanup;
+	snapshot();
+	if (toss(cg, "16M"))
+		goto cleanup;
+	got = before[2] - resident_on(node_file[2], 2);
+	if (got > want || got < want * 95 / 100) {
+		ksft_print_msg("16M: tossed %ld pages of the file, wanted %ld\n", got, want);
+		goto cleanup;
+	}
+	if (toss(cg, "10G") != -EAGAIN) {
+		ksft_print_msg("10G on a node with less did not return EAGAIN\n");
+		goto cleanup;
+	}
+	if (resident_on(node_file[2], 2) > before[2] / 100)
+		goto cleanup;
+	/* Other nodes untouched by all of it. */
+	before[2] = 0;
+	if (check_nodes(1UL << 2))
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	destroy(cg);
+	return ret;
+}
+
+static int write_dirty(const char *cgroup, void *arg)
+{
+	const char *path = arg;
+	char *buf = malloc(MB);
+	int fd, i;
+
+	if (!buf)
+		return 1;
+	memset(buf, 0x5a, MB);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < 16; i++)
+		if (write(fd, buf, MB) != MB)
+			return 1;
+	close(fd);
+	return 0;
+}
+
+/* Dirty pages survive, and their data is intact after sync. */
+static int test_toss_dirty_survives(const char *root)
+{
+	char path[PATH_MAX], expire[32] = "", wb[32] = "";
+	long npages = 16 * MB / page_size;
+	int ret = KSFT_FAIL;
+	char *cg;
+
+	snprintf(path, sizeof(path), "%s/dirty", dir);
+	/* Keep the flusher away while the pages must stay dirty. */
+	read_text("/proc/sys/vm/dirty_expire_centisecs", expire, sizeof(expire));
+	read_text("/proc/sys/vm/dirty_writeback_centisecs", wb, sizeof(wb));
+	write_file("/proc/sys/vm/dirty_expire_centisecs", "360000");
+	write_file("/proc/sys/vm/dirty_writeback_centisecs", "0");
+	cg = make_cpuset("job", "1");
+	if (!cg || cg_run(cg, write_dirty, path))
+		goto cleanup;
+	if (resident_on(path, 1) < npages * 99 / 100)
+		goto cleanup;
+	if (toss(cg, "1"))
+		goto cleanup;
+	if (resident_on(path, 1) < npages) {
+		ksft_print_msg("dirty pages were dropped\n");
+		goto cleanup;
+	}
+	sync();
+	if (toss(cg, "1") || resident_on(path, 1) > npages / 100)
+		goto cleanup;
+	/* Read back from the disk. */
+	if (verify_file(path, 16 * MB, 0x5a)) {
+		ksft_print_msg("the data read back after sync is wrong\n");
+		goto cleanup;
+	}
+	ret = KSFT_PASS;
+cleanup:
+	if (*expire)
+		write_file("/proc/sys/vm/dirty_expire_centisecs", expire);
+	if (*wb)
+		write_file("/proc/sys/vm/dirty_writeback_centisecs", wb);
+	destroy(cg);
+	unlink(path);
+	return ret;
+}
+
+static int map_and_wait(const char *cgroup, void *arg)
+{
+	const char *path = arg;
+	volatile char *map;
+	int fd;
+	long i;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 1;
+	map = mmap(NULL, FILE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return 1;
+	for (i = 0; i < FILE_SIZE; i += page_size)
+		(void)map[i];
+	for (;;)
+		pause();
+	return 0;
+}
+
+/* Pages mapped by a running process survive. */
+static int test_toss_mapped_survives(const char *root)
+{
+	long npages = FILE_SIZE / page_size;
+	int ret = KSFT_FAIL, i;
+	char *cg;
+	int pid;
+
+	cg = make_cpuset("job", "1");
+	if (!cg)
+		goto cleanup;
+	drop_all_caches();
+	pid = cg_run_nowait(cg, map_and_wait, node_file[1]);
+	if (pid < 0)
+		goto cleanup;
+	for (i = 0; i < 600 && resident_on(node_file[1], 1) < npages; i++)
+		usleep(50000);
+	if (resident_on(node_file[1], 1) < npages)
+		goto cleanup;
+	if (toss(cg, "1"))
+		goto cleanup;
+	if (resident_on(node_file[1], 1) < npages) {
+		ksft_print_msg("mapped pages were dropped\n");
+		goto cleanup;
+	}
+	ret = KSFT_PASS;
+cleanup:
+	destroy(cg);
+	return ret;
+}
+
+static int write_tmpfs(const char *cgroup, void *arg)
+{
+	return create_file(arg, 16 * MB, 0x3c) ? 1 : 0;
+}
+
+/* tmpfs data survives. */
+static int test_toss_tmpfs_survives(const char *root)
+{
+	const char *path = "/dev/shm/toss-test";
+	int ret = KSFT_FAIL;
+	long count[MAX_NODES];
+	char *cg;
+
+	cg = make_cpuset("job", "1");
+	if (!cg || cg_run(cg, write_tmpfs, (void *)path))
+		goto cleanup;
+	if (resident(path, count) < 16 * MB / page_size)
+		goto cleanup;
+	if (toss(cg, "1"))
+		goto cleanup;
+	if (resident(path, count) < 16 * MB / page_size ||
+	    verify_file(path, 16 * MB, 0x3c)) {
+		ksft_print_msg("tmpfs data was dropped\n");
+		goto cleanup;
+	}
+	ret = KSFT_PASS;
+cleanup:
+	destroy(cg);
+	unlink(path);
+	return ret;
+}
+
+/* The last node has no CPU (like a CXL memory expander). */
+static int test_toss_cpuless_node(const char *root)
+{
+	int ret = KSFT_FAIL, node = nr_nodes - 1;
+	char mems[16];
+	char *cg;
+
+	snprintf(mems, sizeof(mems), "%d", node);
+	cg = make_cpuset("job", mems);
+	if (!cg || fill_all_nodes())
+		goto cleanup;
+	snapshot();
+	if (toss(cg, "1"))
+		goto cleanup;
+	if (check_nodes(1UL << node))
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	destroy(cg);
+	return ret;
+}
+
+/* The root cpuset owns every node. */
+static int test_toss_root_cpuset(const char *root)
+{
+	if (fill_all_nodes())
+		return KSFT_FAIL;
+	snapshot();
+	if (toss(root, "1 nodes=1"))
+		return KSFT_FAIL;
+	if (check_nodes(1UL << 1))
+		return KSFT_FAIL;
+	snapshot();
+	if (toss(root, "1"))
+		return KSFT_FAIL;
+	if (check_nodes((1UL << nr_nodes) - 1))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/* The toss follows cpuset.mems as it is when the write happens. */
+static int test_toss_mems_changed(const char *root)
+{
+	int ret = KSFT_FAIL;
+	char *cg;
+
+	cg = make_cpuset("job", "0");
+	if (!cg || fill_all_nodes())
+		goto cleanup;
+	snapshot();
+	if (cg_write(cg, "cpuset.mems", "2") || toss(cg, "1"))
+		goto cleanup;
+	if (check_nodes(1UL << 2))
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	destroy(cg);
+	return ret;
+}
+
+/* Every bad input is -EINVAL and tosses nothing. */
+static int test_toss_bad_input(const char *root)
+{
+	static const char * const bad[] = {
+		"", "\n", " ", "0", "00", "-1", "-1G", "garbage", "1x", "1Q",
+		"max1", "maxx", "1 foo", "1 foo=bar", "1 nodes=", "1 nodes=x",
+		"1 nodes=0", "1 nodes=1,0", "1 nodes=2-3", "1 nodes=1 nodes=1",
+		"1 nodes=999", "1 nodes=-1", "nodes=1", "1 NODES=1", "0x",
+		"1 nodes=1,", "18446744073709551616G",
+	};
+	char *long_input = NULL;
+	int ret = KSFT_FAIL, err;
+	unsigned int i;
+	char *cg;
+
+	cg = make_cpuset("job", "1");
+	if (!cg || fill_all_nodes())
+		goto cleanup;
+	snapshot();
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		err = toss(cg, bad[i]);
+		if (err != -EINVAL) {
+			ksft_print_msg("'%s' returned %d, not -EINVAL\n", bad[i], err);
+			goto cleanup;
+		}
+	}
+	/* Overlong input, even when it starts well. */
+	long_input = malloc(8192);
+	if (!long_input)
+		goto cleanup;
+	memset(long_input, ' ', 8191);
+	long_input[8191] = 0;
+	memcpy(long_input, "1 nodes=1", 9);
+	err = toss(cg, long_input);
+	if (err != -EINVAL) {
+		ksft_print_msg("an 8 KiB write returned %d, not -EINVAL\n", err);
+		goto cleanup;
+	}
+	/* Nothing at all was tossed. */
+	if (check_nodes(0))
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	free(long_input);
+	destroy(cg);
+	return ret;
+}
+
+static int capset_effective(bool sys_admin)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	if (sys_admin)
+		data[0].effective |= 1U << CAP_SYS_ADMIN;
+	else
+		data[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/*
+ * The opener's credentials count, not the writer's: a file opened without
+ * CAP_SYS_ADMIN gives -EPERM even when the writer has it, and one opened
+ * with it works even after the writer dropped it.
+ */
+static int eperm_child(const char *cg)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, TOSS_FILE);
+
+	/* Open without CAP_SYS_ADMIN, write with it. */
+	if (capset_effective(false))
+		return 10;
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return 11;
+	if (capset_effective(true))
+		return 12;
+	err = write(fd, "1", 1) < 0 ? errno : 0;
+	close(fd);
+	if (err != EPERM)
+		return 13;
+
+	/* Open with it, write without. */
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return 14;
+	if (capset_effective(false))
+		return 15;
+	err = write(fd, "1", 1) < 0 ? errno : 0;
+	close(fd);
+	if (err)
+		return 16;
+
+	/* Neither: plain -EPERM. */
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return 17;
+	err = write(fd, "1", 1) < 0 ? errno : 0;
+	close(fd);
+	return err == EPERM ? 0 : 18;
+}
+
+static int test_toss_eperm(const char *root)
+{
+	int ret = KSFT_FAIL, status;
+	char *cg;
+	pid_t pid;
+
+	cg = make_cpuset("job", "1");
+	if (!cg || fill_all_nodes())
+		goto cleanup;
+	pid = fork();
+	if (pid < 0)
+		goto cleanup;
+	if (!pid)
+		exit(eperm_child(cg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		ksft_print_msg("permission step %d failed\n",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		goto cleanup;
+	}
+	ret = KSFT_PASS;
+cleanup:
+	destroy(cg);
+	return ret;
+}
+
+/* A fatal signal ends a long toss promptly, with part of the cache left. */
+static int test_toss_fatal_signal(const char *root)
+{
+	char path[PATH_MAX], line[512];
+	long npages = 384 * MB / page_size, left;
+	int ret = KSFT_FAIL, status, kfd = -1;
+	bool interrupted = false;
+	double t0, t1;
+	char *cg;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/big", dir);
+	cg = make_cpuset("job", "1");
+	if (!cg || create_file(path, 384 * MB, 1))
+		goto cleanup;
+	drop_all_caches();
+	if (fill_node(1, path) || resident_on(path, 1) < npages * 95 / 100)
+		goto cleanup;
+	/* Watch the kernel log from here on. */
+	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kfd >= 0)
+		lseek(kfd, 0, SEEK_END);
+	pid = fork();
+	if (pid < 0)
+		goto cleanup;
+	if (!pid)
+		exit(toss(cg, "1") ? 1 : 0);
+	usleep(100000);
+	t0 = now();
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid)
+		goto cleanup;
+	t1 = now();
+	left = resident_on(path, 1);
+	while (kfd >= 0 && read(kfd, line, sizeof(line) - 1) > 0)
+		if (strstr(line, "memory_toss_cache") && strstr(line, "(interrupted)"))
+			interrupted = true;
+	ksft_print_msg("killed after 100 ms: reaped in %.0f ms, %ld of %ld pages left, %s\n",
+		       (t1 - t0) * 1000, left, npages,
+		       interrupted ? "logged as interrupted" : "not logged as interrupted");
+	if (!WIFSIGNALED(status) || !interrupted || left <= 0 || t1 - t0 > 1.0)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	if (kfd >= 0)
+		close(kfd);
+	destroy(cg);
+	unlink(path);
+	return ret;
+}
+
+/*
+ * Several writers on the same and different cgroups while others change
+ * cpuset.mems and create and remove cgroups: nothing hangs, every write
+ * ends with success or an errno that the change explains.
+ */
+static int stress_writer(const char *cg, const char *what, double end)
+{
+	int err;
+
+	while (now() < end) {
+		err = toss(cg, what);
+		/* mems change under a (EINVAL), the amount may be short */
+		if (err && err != -EINVAL && err != -EAGAIN)
+			return 1;
+	}
+	return 0;
+}
+
+static int test_toss_concurrency(const char *root)
+{
+	const int nr_children = 7;
+	pid_t pids[7];
+	char *a, *b;
+	double end;
+	int ret = KSFT_FAIL, i, status, bad = 0;
+
+	a = make_cpuset("a", "0-1");
+	b = make_cpuset("b", "2-3");
+	if (!a || !b || fill_all_nodes())
+		goto cleanup;
+	end = now() + 4;
+	for (i = 0; i < nr_children; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			goto cleanup;
+		if (pids[i])
+			continue;
+		switch (i) {
+		case 0:
+		case 1:
+			exit(stress_writer(a, "1", end));
+		case 2:
+			exit(stress_writer(b, "max nodes=2", end));
+		case 3:
+			exit(stress_writer(root, "8M", end));
+		case 4: {	/* change a's mems */
+			int k = 0;
+
+			while (now() < end)
+				cg_write(a, "cpuset.mems", k++ & 1 ? "0-1" : "1");
+			exit(0);
+		}
+		case 5: {	/* create and remove cgroups, timing rmdir */
+			char *c = cg_name(parent, "churn");
+			double t, worst = 0;
+
+			while (c && now() < end) {
+				if (cg_create(c))
+					exit(1);
+				cg_write(c, "cpuset.mems", "1");
+				t = now();
+				if (cg_destroy(c))
+					exit(1);
+				if (now() - t > worst)
+					worst = now() - t;
+			}
+			exit(worst > 1.0 ? 2 : 0);
+		}
+		default:	/* keep refilling */
+			while (now() < end)
+				for (int n = 0; n < nr_nodes && now() < end; n++)
+					fill_node(n, node_file[n]);
+			exit(0);
+		}
+	}
+	for (i = 0; i < nr_children; i++) {
+		if (waitpid(pids[i], &status, 0) != pids[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			ksft_print_msg("stress child %d ended with status %#x\n", i, status);
+			bad = 1;
+		}
+	}
+	if (!bad)
+		ret = KSFT_PASS;
+cleanup:
+	destroy(a);
+	destroy(b);
+	return ret;
+}
+
+/* The v1 cpuset hierarchy has the file too. */
+static int test_toss_v1(const char *root)
+{
+	const char *mnt = "/tmp/cpuset_v1";
+	char job[PATH_MAX], path[PATH_MAX];
+	int ret = KSFT_FAIL, i;
+	bool mounted = false;
+
+	/* The cpuset controller must leave the v2 hierarchy first. */
+	if (cg_write(parent, "cgroup.subtree_control", "-cpuset") ||
+	    cg_write(root, "cgroup.subtree_control", "-cpuset"))
+		return KSFT_SKIP;
+	mkdir(mnt, 0755);
+	for (i = 0; i < 50 && !mounted; i++) {
+		mounted = !mount("cpuset", mnt, "cgroup", 0, "cpuset");
+		if (!mounted)
+			usleep(100000);
+	}
+	if (!mounted) {
+		ret = KSFT_SKIP;
+		goto restore;
+	}
+	snprintf(job, sizeof(job), "%s/job", mnt);
+	snprintf(path, sizeof(path), "%s/%s", job, TOSS_FILE);
+	rmdir(job);
+	if (mkdir(job, 0755))
+		goto cleanup;
+	{
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/cpuset.cpus", job);
+		if (write_file(p, "0"))
+			goto cleanup;
+		snprintf(p, sizeof(p), "%s/cpuset.mems", job);
+		if (write_file(p, "2"))
+			goto cleanup;
+	}
+	/* Fill each node through a v1 cpuset of its own. */
+	drop_all_caches();
+	for (i = 0; i < nr_nodes; i++) {
+		char p[PATH_MAX], sub[PATH_MAX], mems[16];
+		pid_t pid;
+		int status;
+
+		snprintf(sub, sizeof(sub), "%s/fill%d", mnt, i);
+		mkdir(sub, 0755);
+		snprintf(p, sizeof(p), "%s/cpuset.cpus", sub);
+		write_file(p, "0");
+		snprintf(p, sizeof(p), "%s/cpuset.mems", sub);
+		snprintf(mems, sizeof(mems), "%d", i);
+		write_file(p, mems);
+		pid = fork();
+		if (!pid) {
+			char me[32];
+
+			snprintf(p, sizeof(p), "%s/tasks", sub);
+			snprintf(me, sizeof(me), "%d", getpid());
+			if (write_file(p, me))
+				exit(1);
+			exit(read_all(NULL, node_file[i]));
+		}
+		waitpid(pid, &status, 0);
+		rmdir(sub);
+	}
+	snapshot();
+	for (i = 0; i < nr_nodes; i++)
+		if (before[i] < FILE_SIZE / page_size * 99 / 100)
+			goto cleanup;
+	if (write_file(path, "1 nodes=1") != -EINVAL)
+		goto cleanup;
+	if (write_file(path, "1"))
+		goto cleanup;
+	if (check_nodes(1UL << 2))
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	rmdir(job);
+	umount(mnt);
+restore:
+	/* Give cpuset back to v2; the v1 root goes away asynchronously. */
+	for (i = 0; i < 50; i++) {
+		if (!cg_write(root, "cgroup.subtree_control", "+cpuset") &&
+		    !cg_write(parent, "cgroup.subtree_control", "+cpuset"))
+			break;
+		usleep(100000);
+	}
+	return ret;
+}
+
+#define T(x) { x, #x }
+struct toss_test {
+	int (*fn)(const char *root);
+	const char *name;
+} tests[] = {
+	T(test_toss_one_node),
+	T(test_toss_nodes_subset),
+	T(test_toss_size_limit),
+	T(test_toss_dirty_survives),
+	T(test_toss_mapped_survives),
+	T(test_toss_tmpfs_survives),
+	T(test_toss_cpuless_node),
+	T(test_toss_root_cpuset),
+	T(test_toss_mems_changed),
+	T(test_toss_bad_input),
+	T(test_toss_eperm),
+	T(test_toss_fatal_signal),
+	T(test_toss_concurrency),
+	T(test_toss_v1),
+};
+#undef T
+
+static int count_memory_nodes(void)
+{
+	char path[PATH_MAX], buf[4096];
+	int n;
+
+	for (n = 0; n < MAX_NODES; n++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", n);
+		if (read_text(path, buf, sizeof(buf)) <= 0)
+			break;
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+	int n;
+
+	ksft_print_header();
+	ksft_set_plan(ARRAY_SIZE(tests));
+	page_size = sysconf(_SC_PAGESIZE);
+	dir = getenv("TOSS_DIR") ?: "/mnt/scratch";
+
+	if (geteuid())
+		ksft_exit_skip("needs root\n");
+	if (cg_find_unified_root(root, sizeof(root), NULL))
+		ksft_exit_skip("cgroup v2 isn't mounted\n");
+	if (cg_read_strstr(root, "cgroup.subtree_control", "cpuset"))
+		if (cg_write(root, "cgroup.subtree_control", "+cpuset"))
+			ksft_exit_skip("failed to enable the cpuset controller\n");
+	{
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/%s", root, TOSS_FILE);
+		if (access(p, F_OK))
+			ksft_exit_skip("this kernel has no %s\n", TOSS_FILE);
+	}
+	nr_nodes = count_memory_nodes();
+	if (nr_nodes < 3)
+		ksft_exit_skip("needs at least 3 NUMA nodes, found %d\n", nr_nodes);
+
+	parent = cg_name(root, "toss_test");
+	cg_destroy(parent);
+	if (cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+cpuset +memory"))
+		ksft_exit_fail_msg("cannot create %s\n", parent);
+	for (n = 0; n < nr_nodes; n++) {
+		snprintf(node_file[n], sizeof(node_file[n]), "%s/toss-node%d", dir, n);
+		if (create_file(node_file[n], FILE_SIZE, 'a' + n))
+			ksft_exit_fail_msg("cannot create %s: %s\n", node_file[n], strerror(errno));
+	}
+
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		double t = now();
+
+		int ret = tests[i].fn(root);
+
+		ksft_print_msg("%s took %.1f s\n", tests[i].name, now() - t);
+		switch (ret) {
+		case KSFT_PASS:
+			ksft_test_result_pass("%s\n", tests[i].name);
+			break;
+		case KSFT_SKIP:
+			ksft_test_result_skip("%s\n", tests[i].name);
+			break;
+		default:
+			ksft_test_result_fail("%s\n", tests[i].name);
+			break;
+		}
+	}
+
+	for (n = 0; n < nr_nodes; n++)
+		unlink(node_file[n]);
+	cg_destroy(parent);
+	ksft_finished();
+}
