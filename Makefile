@@ -96,7 +96,7 @@ kernel-baseline: base
 tests: kernel
 	@mkdir -p $(BIN)
 	@for t in $(SELFTESTS); do \
-		gcc -static -O2 -g -Wall -pthread -D_GNU_SOURCE \
+		gcc -static -O2 -g -Wall -pthread \
 			-isystem $(OBJ)/usr/include -I$(STDIR) \
 			-o $(BIN)/$$t.tmp $(STDIR)/cgroup/$$t.c $(STDIR)/cgroup/cgroup_util.c \
 			|| exit 1; \

@@ -71,7 +71,7 @@ done
 memsz=$(( $(numfmt --from=iec "$NODE_MEM") * 4 / 1048576 ))M
 
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
-	-machine q35 -smp 3 -m "$memsz" "${numa[@]}" \
+	-machine q35 -smp 3,sockets=3,cores=1,threads=1 -m "$memsz" "${numa[@]}" \
 	-kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyS0 panic=-1 loglevel=6 ${VM_APPEND:-}" \
 	-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \

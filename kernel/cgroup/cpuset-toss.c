@@ -145,7 +145,8 @@ static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
 			else if (!want)
 				break;
 			else if (!round)
-				want = DIV_ROUND_UP(want, left--);
+				want = DIV_ROUND_UP(want, left);
+			left--;
 			tc.nr_to_toss = want;
 			ret = toss_node_cache(nid, &tc);
 			sum->nr_scanned += tc.nr_scanned;
