@@ -67,7 +67,9 @@ else
 		done
 	done
 	tree=$(git write-tree)
-	target=$(git commit-tree -p refs/tags/base -m "patched" "$tree")
+	# A fixed date: the same tree always gives the same commit.
+	target=$(GIT_AUTHOR_DATE="2024-11-17T00:00:00Z" GIT_COMMITTER_DATE="2024-11-17T00:00:00Z" \
+		git commit-tree -p refs/tags/base -m "patched" "$tree")
 	rm -f "$GIT_INDEX_FILE"
 	unset GIT_INDEX_FILE
 fi

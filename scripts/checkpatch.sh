@@ -1,0 +1,20 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkpatch.sh <patch-dir>: checkpatch.pl --strict on every patch of the
+# exported series; fails on any error, warning or check.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+dir=$1
+base=$("$here/scripts/base.sh")
+rc=0
+for p in "$dir"/0*.patch; do
+	case "$p" in */0000-cover-letter.patch) continue ;; esac
+	if ! perl "$base/scripts/checkpatch.pl" --strict --no-tree --quiet \
+		--ignore FILE_PATH_CHANGES "$p"; then
+		rc=1
+	else
+		echo "checkpatch: $(basename "$p"): clean"
+	fi
+done
+exit $rc
