@@ -42,7 +42,7 @@ STDIR       = $(SRC)/tools/testing/selftests
 
 .PHONY: all help deps base tree kernel kernel-baseline tests initramfs demo \
 	check check-toss check-upstream vm-run vm-run-baseline patches \
-	checkpatch clean distclean
+	checkpatch lint clean distclean
 
 all: deps kernel initramfs demo
 
@@ -63,6 +63,7 @@ help:
 	@echo '  make initramfs       build the VM initramfs'
 	@echo '  make patches         export the upstream-style series to build/patches'
 	@echo '  make checkpatch      run checkpatch.pl --strict on that series'
+	@echo '  make lint            checkpatch, and a W=1 build of the files we touch'
 	@echo '  make deps            install missing Debian packages (root) or print the line'
 	@echo '  make clean           remove build outputs (keeps ccache and the base cache)'
 	@echo ''
@@ -133,6 +134,15 @@ patches: base
 
 checkpatch: patches
 	@$(TOP)/scripts/checkpatch.sh $(BUILD)/patches
+
+# checkpatch --strict on the series, and a W=1 build of every file we touch.
+W1_OBJS := mm/toss_cache.o kernel/cgroup/cpuset-toss.o kernel/cgroup/cpuset.o \
+	kernel/cgroup/cpuset-v1.o
+lint: checkpatch kernel
+	@out=$$($(MAKE) -s -C $(SRC) O=$(OBJ) CC="$$(command -v ccache >/dev/null && echo ccache) gcc" \
+		W=1 $(W1_OBJS) 2>&1); echo "$$out"; \
+	if [ -n "$$out" ]; then echo "lint: W=1 build printed warnings"; exit 1; fi; \
+	echo "lint: W=1 clean: $(W1_OBJS)"
 
 clean:
 	rm -rf $(BUILD)/bin $(BUILD)/initramfs.cpio.gz $(BUILD)/*.log $(BUILD)/patches \

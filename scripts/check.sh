@@ -38,7 +38,8 @@ tap() {
 		if (line ~ /^not ok/) { st = "fail"; bad = 1; sub(/^not ok [0-9]+ /, "", line) }
 		else sub(/^ok [0-9]+ /, "", line)
 		if (line ~ /# *(SKIP|skip)/) st = "skip"
-		sub(/ *#.*$/, "", line); gsub(/ /, "_", line)
+		if (line ~ /^# *(SKIP|skip) /) sub(/^# *(SKIP|skip) +/, "", line)
+		sub(/ *#.*$/, "", line); sub(/ *\(.*\)$/, "", line); gsub(/ /, "_", line)
 		n++; print st, pfx "/" suite "/" line
 	}' "$1"
 }

@@ -984,12 +984,23 @@ cleanup:
 	rmdir(job);
 	umount(mnt);
 restore:
-	/* Give cpuset back to v2; the v1 root goes away asynchronously. */
-	for (i = 0; i < 50; i++) {
+	/*
+	 * Give cpuset back to v2.  An unmounted v1 hierarchy is destroyed
+	 * only if it had no children left, dying ones included, when it was
+	 * unmounted: until cpuset can move back, mount it again (that finds
+	 * the same hierarchy) and unmount it once more.
+	 */
+	for (i = 0; i < 300; i++) {
 		if (!cg_write(root, "cgroup.subtree_control", "+cpuset") &&
 		    !cg_write(parent, "cgroup.subtree_control", "+cpuset"))
 			break;
 		usleep(100000);
+		if (!mount("cpuset", mnt, "cgroup", 0, "cpuset"))
+			umount(mnt);
+	}
+	if (i == 300) {
+		ksft_print_msg("cpuset did not come back to cgroup v2\n");
+		ret = KSFT_FAIL;
 	}
 	return ret;
 }
