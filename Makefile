@@ -22,7 +22,11 @@ PKGS := make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio xz-utils \
 	ccache git perl python3 qemu-system-x86 busybox-static bash-static \
 	e2fsprogs
 ifeq ($(KSRC),)
+ifeq ($(BASE_OK),)
 PKGS += $(BASE_PKG)=$(BASE_VERSION)
+else
+PKGS += $(BASE_PKG)
+endif
 endif
 
 SRC        := $(BUILD)/debug/src
@@ -114,11 +118,13 @@ demo: kernel initramfs
 	rc=$$?; sed -n '/^== /,/^VM-EXIT/p' $(BUILD)/demo.log | grep -v '^VM-EXIT'; \
 	[ $$rc = 0 ] && echo "demo: OK" || { echo "demo: FAILED (status $$rc, console in build/demo.log)"; exit 1; }
 
+# CMD goes to the VM exactly as written: no make expansion, no re-quoting.
+export VMRUN_CMD = $(value CMD)
 vm-run: kernel initramfs
-	@$(VMRUN) -k $(KERNEL) $(if $(VMFILES),-f $(VMFILES)) $(if $(KEEP_DISK),-d $(KEEP_DISK)) -- '$(CMD)'
+	@$(VMRUN) -k $(KERNEL) $(if $(VMFILES),-f $(VMFILES)) $(if $(KEEP_DISK),-d $(KEEP_DISK)) -- "$$VMRUN_CMD"
 
 vm-run-baseline: kernel-baseline initramfs
-	@$(VMRUN) -k $(BKERNEL) $(if $(VMFILES),-f $(VMFILES)) $(if $(KEEP_DISK),-d $(KEEP_DISK)) -- '$(CMD)'
+	@$(VMRUN) -k $(BKERNEL) $(if $(VMFILES),-f $(VMFILES)) $(if $(KEEP_DISK),-d $(KEEP_DISK)) -- "$$VMRUN_CMD"
 
 check: deps kernel kernel-baseline initramfs
 	@$(TOP)/scripts/check.sh all

@@ -24,7 +24,8 @@ command -v ccache >/dev/null && CC="ccache gcc"
 mk() { make -s -C "$src" O="$obj" CC="$CC" HOSTCC=gcc "$@"; }
 
 stamp=$obj/.fragments
-want=$(cat "$@" | sha256sum | cut -c1-16)-$(git -C "$src" rev-parse HEAD 2>/dev/null | cut -c1-12)
+# Reconfigure when a fragment or any Kconfig file of the tree changes.
+want=$( (cat "$@"; git -C "$src" ls-tree -r HEAD 2>/dev/null | grep 'Kconfig') | sha256sum | cut -c1-16)
 if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	echo "kbuild: configuring $obj"
 	mk tinyconfig >/dev/null
@@ -52,6 +53,12 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 fi
 echo "kbuild: building $obj/arch/x86/boot/bzImage"
 mk -j"$JOBS" bzImage
+img=$obj/arch/x86/boot/bzImage
+if [ "$img" -ot "$obj/include/config/auto.conf" ]; then
+	echo "kbuild: $img is older than its configuration: rebuilding vmlinux" >&2
+	rm -f "$obj/vmlinux" "$img"
+	mk -j"$JOBS" bzImage
+fi
 if [ ! -d "$obj/usr/include/linux" ] || [ "$obj/usr/include" -ot "$obj/arch/x86/boot/bzImage" ]; then
 	mk headers_install >/dev/null
 	touch "$obj/usr/include"

@@ -80,7 +80,7 @@ timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
 qrc=${PIPESTATUS[0]}
 
 status=$(sed -n 's/^VM-EXIT-STATUS: \([0-9]*\)$/\1/p' "$log" | tail -1)
-splat_re='BUG:|WARNING:|Oops|KASAN|UBSAN|Kernel panic|kernel BUG at|general protection fault|possible (circular|recursive) locking|INFO: (task .* blocked|lockdep|possible|trying to register)|rcu: INFO|detected stalls|soft lockup|hung_task|Call Trace:'
+splat_re='BUG:|WARNING:|Oops|KASAN|UBSAN|Kernel panic|kernel BUG at|general protection fault|possible (circular|recursive) locking|INFO: (task .* blocked|lockdep|possible|trying to register)|rcu: INFO|detected stalls|soft lockup|hung_task'
 if grep -Eq "$splat_re" "$log"; then
 	echo "vm-run: KERNEL SPLAT in the console:" >&2
 	grep -En "$splat_re" "$log" | head -20 >&2

@@ -166,6 +166,21 @@ static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
 	return ret;
 }
 
+/**
+ * cpuset_toss_cache_write - write handler of cpuset.memory_toss_cache
+ * @of: the open file; its opener's credentials decide the permission
+ * @buf: "<amount> [nodes=<list>]"
+ * @nbytes: length of @buf
+ * @off: ignored
+ *
+ * Parses the request, snapshots the cpuset's effective mems, drops every
+ * lock and tosses the clean, unmapped page cache of the target nodes.
+ *
+ * Context: Process context, may sleep; takes and drops cpuset_mutex.
+ * Return: @nbytes on success, -EINVAL for bad input, -EPERM without
+ * CAP_SYS_ADMIN, -ENODEV for a cpuset going away, -EINTR on a fatal signal,
+ * -EAGAIN when a limited toss dropped less than asked.
+ */
 ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 				size_t nbytes, loff_t off)
 {
