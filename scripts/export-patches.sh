@@ -25,26 +25,28 @@ git config user.email "$(echo "${signoff##*<}" | tr -d '>')"
 git am --abort >/dev/null 2>&1 || true
 git checkout -q -f -B export refs/tags/base
 git clean -q -fdx
+# Dated like this repository's last commit, so an export is byte-stable.
+date=$(git -C "$here" log -1 --format=%aI 2>/dev/null || echo 2024-11-17T00:00:00Z)
 while read -r p files; do
 	case "$p" in ''|'#'*) continue ;; esac
-	if ! git am -q -s --whitespace=nowarn "$here/patches/$p"; then
+	if ! git am -q --whitespace=nowarn "$here/patches/$p"; then
 		git am --abort || true
 		echo "export: $p does not apply to the base" >&2
 		exit 1
 	fi
-	if [ -n "$files" ]; then
-		for n in $files; do
-			mkdir -p "$(dirname "$n")"
-			cp "$here/$n" "$n"
-			git add -f "$n"
-		done
-		git commit -q --amend --no-edit
-	fi
+	for n in $files; do
+		mkdir -p "$(dirname "$n")"
+		cp "$here/$n" "$n"
+		git add -f "$n"
+	done
+	# Authored and signed off by whoever exports the series.
+	GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
+		git commit -q --amend --no-edit --reset-author -s
 done < "$here/patches/series"
 rm -rf "$out"
 mkdir -p "$out"
 n=$(git rev-list --count refs/tags/base..export)
-git format-patch -q --zero-commit --no-signature -N --cover-letter \
+git format-patch -q --zero-commit --no-signature --cover-letter \
 	--subject-prefix="PATCH" -o "$out" refs/tags/base..export
 # The cover letter: our summary instead of the placeholders.
 cover=$(ls "$out"/0000-*.patch)
