@@ -318,22 +318,27 @@ out:
 	return ret;
 }
 
-/* One node of several: only that node's cache goes. */
-static int test_toss_one_node(const char *root)
+/*
+ * Fill every node, make a cpuset with @mems (then change them to @new_mems
+ * if given), write @req to its toss file and check that exactly the nodes
+ * in @gone lost their cache.  A second write of @req must succeed too, with
+ * nothing left to toss.
+ */
+static int fill_toss_check(const char *mems, const char *new_mems,
+			   const char *req, unsigned long gone)
 {
 	int ret = KSFT_FAIL;
 	char *cg;
 
-	cg = make_cpuset("job", "1");
+	cg = make_cpuset("job", mems);
 	if (!cg || fill_all_nodes())
 		goto cleanup;
 	snapshot();
-	if (toss(cg, "1"))
+	if (new_mems && cg_write(cg, "cpuset.mems", (char *)new_mems))
 		goto cleanup;
-	if (check_nodes(1UL << 1))
+	if (toss(cg, req) || check_nodes(gone))
 		goto cleanup;
-	/* "1" succeeds even when there is nothing left to toss. */
-	if (toss(cg, "1") || toss(cg, "max\n"))
+	if (toss(cg, req))
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
@@ -341,24 +346,16 @@ cleanup:
 	return ret;
 }
 
+/* One node of several: only that node's cache goes. */
+static int test_toss_one_node(const char *root)
+{
+	return fill_toss_check("1", NULL, "1", 1UL << 1);
+}
+
 /* nodes= picks a subset of the cpuset's nodes. */
 static int test_toss_nodes_subset(const char *root)
 {
-	int ret = KSFT_FAIL;
-	char *cg;
-
-	cg = make_cpuset("job", "0-2");
-	if (!cg || fill_all_nodes())
-		goto cleanup;
-	snapshot();
-	if (toss(cg, "max nodes=0,2"))
-		goto cleanup;
-	if (check_nodes(1UL << 0 | 1UL << 2))
-		goto cleanup;
-	ret = KSFT_PASS;
-cleanup:
-	destroy(cg);
-	return ret;
+	return fill_toss_check("0-2", NULL, "max nodes=0,2\n", 1UL << 0 | 1UL << 2);
 }
 
 /* A size is honoured, and -EAGAIN when it cannot be met. */
@@ -558,23 +555,11 @@ cleanup:
 /* The last node has no CPU (like a CXL memory expander). */
 static int test_toss_cpuless_node(const char *root)
 {
-	int ret = KSFT_FAIL, node = nr_nodes - 1;
+	int node = nr_nodes - 1;
 	char mems[16];
-	char *cg;
 
 	snprintf(mems, sizeof(mems), "%d", node);
-	cg = make_cpuset("job", mems);
-	if (!cg || fill_all_nodes())
-		goto cleanup;
-	snapshot();
-	if (toss(cg, "1"))
-		goto cleanup;
-	if (check_nodes(1UL << node))
-		goto cleanup;
-	ret = KSFT_PASS;
-cleanup:
-	destroy(cg);
-	return ret;
+	return fill_toss_check(mems, NULL, "1", 1UL << node);
 }
 
 /* The root cpuset owns every node. */
@@ -598,21 +583,7 @@ static int test_toss_root_cpuset(const char *root)
 /* The toss follows cpuset.mems as it is when the write happens. */
 static int test_toss_mems_changed(const char *root)
 {
-	int ret = KSFT_FAIL;
-	char *cg;
-
-	cg = make_cpuset("job", "0");
-	if (!cg || fill_all_nodes())
-		goto cleanup;
-	snapshot();
-	if (cg_write(cg, "cpuset.mems", "2") || toss(cg, "1"))
-		goto cleanup;
-	if (check_nodes(1UL << 2))
-		goto cleanup;
-	ret = KSFT_PASS;
-cleanup:
-	destroy(cg);
-	return ret;
+	return fill_toss_check("0", "2", "1", 1UL << 2);
 }
 
 /* Every bad input is -EINVAL and tosses nothing. */
