@@ -32,9 +32,10 @@
  * the LRU lock once per batch instead of once per folio: that is what lets
  * the walk keep up with drop_caches on the same data.
  *
- * When only part of the cache is wanted, a first pass takes the folios that
- * are neither active nor referenced, and only if that falls short a second
- * pass takes the rest, so that a partial toss drops the coldest cache first.
+ * When only part of the cache is wanted (an amount, or a free memory target
+ * for the node), a first pass takes the folios that are neither active nor
+ * referenced, and only if that falls short a second pass takes the rest, so
+ * that a partial toss drops the coldest cache first.
  *
  * No lock is held across the walk: it reschedules every batch and stops on
  * a fatal signal.
@@ -155,6 +156,27 @@ unlock:
 	return nr;
 }
 
+/**
+ * toss_node_free_pages - free pages of a node
+ * @nid: the node
+ *
+ * Pages freed a moment ago may still sit on the per-CPU page lists, which
+ * NR_FREE_PAGES does not count: drain them first.
+ *
+ * Context: Process context, may sleep.
+ * Return: the number of free pages in all zones of node @nid.
+ */
+unsigned long toss_node_free_pages(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	int i;
+
+	for (i = 0; i < MAX_NR_ZONES; i++)
+		if (populated_zone(&pgdat->node_zones[i]))
+			drain_all_pages(&pgdat->node_zones[i]);
+	return sum_zone_node_page_state(nid, NR_FREE_PAGES);
+}
+
 static int toss_node_pass(int nid, struct toss_control *tc,
 			  enum toss_pass pass)
 {
@@ -214,7 +236,9 @@ static int toss_node_pass(int nid, struct toss_control *tc,
  * @tc: how much to drop (@tc->nr_to_toss) and where the counts go
  *
  * Drops up to @tc->nr_to_toss pages of clean, unmapped page cache whose
- * memory is on node @nid, coldest first when the amount is limited.  Dirty,
+ * memory is on node @nid, and, when @tc->free_target is set, no more than
+ * the node lacks to have that many pages free when the toss starts;
+ * coldest first when the amount or the free target limits the toss.  Dirty,
  * writeback, mapped, shmem/tmpfs, anonymous and unevictable memory is never
  * touched, nor is memory on any other node.  The caller should have drained
  * the per-CPU LRU caches with lru_add_drain_all() first.
@@ -229,6 +253,14 @@ int toss_node_cache(int nid, struct toss_control *tc)
 
 	if (!node_state(nid, N_MEMORY))
 		return 0;
+	/* A free memory target becomes the number of pages still missing. */
+	if (tc->free_target) {
+		unsigned long free = toss_node_free_pages(nid);
+
+		if (free >= tc->free_target)
+			return 0;
+		tc->nr_to_toss = min(tc->nr_to_toss, tc->free_target - free);
+	}
 	if (tc->nr_to_toss == ULONG_MAX)
 		return toss_node_pass(nid, tc, TOSS_PASS_ALL);
 	ret = toss_node_pass(nid, tc, TOSS_PASS_COLD);

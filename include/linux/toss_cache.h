@@ -7,6 +7,7 @@
 /**
  * struct toss_control - one node's share of a page cache toss
  * @nr_to_toss: pages to toss at most; ULONG_MAX tosses all that can be
+ * @free_target: stop once the node has this many free pages; 0: no target
  * @nr_scanned: file folios on the LRU looked at, in pages
  * @nr_tossed: pages dropped from the page cache and freed
  * @nr_dirty: pages skipped because they were dirty
@@ -19,6 +20,7 @@
  */
 struct toss_control {
 	unsigned long nr_to_toss;
+	unsigned long free_target;
 	unsigned long nr_scanned;
 	unsigned long nr_tossed;
 	unsigned long nr_dirty;
@@ -28,5 +30,6 @@ struct toss_control {
 };
 
 int toss_node_cache(int nid, struct toss_control *tc);
+unsigned long toss_node_free_pages(int nid);
 
 #endif /* _LINUX_TOSS_CACHE_H */

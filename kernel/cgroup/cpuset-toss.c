@@ -19,6 +19,8 @@
  *			nodes, coldest first; -EAGAIN if less was tossed
  *   nodes=<list>	only these nodes, which must all be in the cpuset's
  *			cpuset.mems.effective and have memory
+ *   free=<size>	on each node, stop once it has <size> bytes free;
+ *			-EAGAIN if a node could not get there
  *
  * Dropping a node's cache drops other tenants' cache too, so a toss needs
  * CAP_SYS_ADMIN in the initial user namespace, checked against the
@@ -50,19 +52,38 @@
 
 enum {
 	TOSS_KEY_NODES,
+	TOSS_KEY_FREE,
 	TOSS_KEY_ERR,
 };
 
 static const match_table_t toss_tokens = {
 	{ TOSS_KEY_NODES,	"nodes=%s" },
+	{ TOSS_KEY_FREE,	"free=%s" },
 	{ TOSS_KEY_ERR,		NULL },
 };
 
 struct toss_request {
 	unsigned long nr_pages;		/* ULONG_MAX: all */
+	unsigned long free_pages;	/* 0: no free memory target */
 	bool nodes_set;
 	nodemask_t nodes;
 };
+
+/* A size in bytes, at least one page worth, as pages (rounded up). */
+static int toss_parse_size(const char *str, unsigned long *pages)
+{
+	unsigned long long bytes;
+	char *end;
+
+	if (!isdigit(*str))
+		return -EINVAL;
+	bytes = memparse(str, &end);
+	if (*end || !bytes)
+		return -EINVAL;
+	bytes = DIV_ROUND_UP_ULL(bytes, PAGE_SIZE);
+	*pages = min_t(unsigned long long, bytes, ULONG_MAX - 1);
+	return 0;
+}
 
 /*
  * Parse "<amount> [key=value ...]".  Nothing is done here, so that bad input
@@ -71,8 +92,7 @@ struct toss_request {
 static int toss_parse(char *buf, struct toss_request *req)
 {
 	substring_t args[MAX_OPT_ARGS];
-	unsigned long long bytes;
-	char *amount, *start, *end;
+	char *amount, *start;
 
 	memset(req, 0, sizeof(*req));
 	buf = strstrip(buf);
@@ -80,18 +100,10 @@ static int toss_parse(char *buf, struct toss_request *req)
 	if (!amount || !*amount)
 		return -EINVAL;
 
-	if (!strcmp(amount, "1") || !strcmp(amount, "max")) {
+	if (!strcmp(amount, "1") || !strcmp(amount, "max"))
 		req->nr_pages = ULONG_MAX;
-	} else {
-		if (!isdigit(*amount))
-			return -EINVAL;
-		bytes = memparse(amount, &end);
-		if (*end || !bytes)
-			return -EINVAL;
-		req->nr_pages = DIV_ROUND_UP_ULL(bytes, PAGE_SIZE);
-		if (req->nr_pages == ULONG_MAX)
-			req->nr_pages--;
-	}
+	else if (toss_parse_size(amount, &req->nr_pages))
+		return -EINVAL;
 
 	while ((start = strsep(&buf, " ")) != NULL) {
 		char *list;
@@ -112,6 +124,17 @@ static int toss_parse(char *buf, struct toss_request *req)
 				return -EINVAL;
 			req->nodes_set = true;
 			break;
+		case TOSS_KEY_FREE:
+			if (req->free_pages)
+				return -EINVAL;
+			list = match_strdup(&args[0]);
+			if (!list)
+				return -ENOMEM;
+			ret = toss_parse_size(list, &req->free_pages);
+			kfree(list);
+			if (ret)
+				return ret;
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -125,7 +148,7 @@ static int toss_parse(char *buf, struct toss_request *req)
  * that met their share make up for those that could not.
  */
 static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
-		      struct toss_control *sum)
+		      unsigned long free_pages, struct toss_control *sum)
 {
 	int nr_nodes = nodes_weight(*nodes);
 	nodemask_t more = NODE_MASK_NONE;
@@ -148,6 +171,7 @@ static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
 				want = DIV_ROUND_UP(want, left);
 			left--;
 			tc.nr_to_toss = want;
+			tc.free_target = free_pages;
 			ret = toss_node_cache(nid, &tc);
 			sum->nr_scanned += tc.nr_scanned;
 			sum->nr_tossed += tc.nr_tossed;
@@ -218,7 +242,7 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 
 	start = ktime_get_ns();
 	lru_add_drain_all();
-	ret = toss_nodes(&nodes, req.nr_pages, &sum);
+	ret = toss_nodes(&nodes, req.nr_pages, req.free_pages, &sum);
 
 	pr_info_ratelimited("%s (%d): cpuset.memory_toss_cache: cgroup %llu nodes %*pbl: tossed %lu kB, kept %lu kB dirty, %lu kB writeback, %lu kB mapped, %lu kB busy in %llu ms%s\n",
 			    current->comm, task_pid_nr(current),
@@ -232,6 +256,14 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 			    ret == -EINTR ? " (interrupted)" : "");
 	if (ret)
 		return ret;
+	if (req.free_pages) {
+		int nid;
+
+		for_each_node_mask(nid, nodes)
+			if (toss_node_free_pages(nid) < req.free_pages)
+				return -EAGAIN;
+		return nbytes;
+	}
 	if (req.nr_pages != ULONG_MAX && sum.nr_tossed < req.nr_pages)
 		return -EAGAIN;
 	return nbytes;

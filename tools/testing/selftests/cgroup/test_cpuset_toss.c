@@ -395,6 +395,75 @@ cleanup:
 	return ret;
 }
 
+/* A node's MemFree, in bytes. */
+static long node_free_bytes(int node)
+{
+	char path[PATH_MAX], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, "MemFree:");
+	return p ? atol(p + strlen("MemFree:")) * 1024 : -1;
+}
+
+/* Resident pages of all the node files on @node. */
+static long resident_all_on(int node)
+{
+	long sum = 0;
+	int n;
+
+	for (n = 0; n < nr_nodes; n++)
+		sum += resident_on(node_file[n], node);
+	return sum;
+}
+
+/*
+ * free=: toss until the node has that much free, and no more than needed.
+ * The kernel counts the pages on the per-CPU free lists as free, MemFree
+ * does not: the target is set well above MemFree so that it is met only
+ * by tossing, and the check allows for those lists.
+ */
+static int test_toss_free_target(const char *root)
+{
+	long need = 96 * MiB, target, cached, got, n;
+	int ret = KSFT_FAIL, err;
+	char req[64];
+	char *cg;
+
+	cg = make_cpuset("job", "1");
+	if (!cg)
+		goto cleanup;
+	/* Put every node file on node 1: 4 x 48 MiB there. */
+	drop_all_caches();
+	for (n = 0; n < nr_nodes; n++)
+		if (fill_node(1, node_file[n]))
+			goto cleanup;
+	cached = resident_all_on(1);
+	target = node_free_bytes(1) + need;
+	snprintf(req, sizeof(req), "1 free=%ld", target);
+	err = toss(cg, req);
+	got = (cached - resident_all_on(1)) * page_size;
+	ksft_print_msg("free=: %ld MiB more free wanted, %ld MiB tossed, node 1 has %ld MiB free (target %ld MiB)\n",
+		       need / MiB, got / MiB, node_free_bytes(1) / MiB, target / MiB);
+	if (err) {
+		ksft_print_msg("'%s' returned %d\n", req, err);
+		goto cleanup;
+	}
+	if (got > need + 2 * MiB || got < need / 2 ||
+	    node_free_bytes(1) < target - 4 * MiB)
+		goto cleanup;
+	/* A target the node cannot reach: -EAGAIN, after tossing all. */
+	if (toss(cg, "1 free=100G") != -EAGAIN)
+		goto cleanup;
+	if (resident_all_on(1) > cached / 100)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	destroy(cg);
+	return ret;
+}
+
 static int write_dirty(const char *cgroup, void *arg)
 {
 	const char *path = arg;
@@ -595,7 +664,8 @@ static int test_toss_bad_input(const char *root)
 		"max1", "maxx", "1 foo", "1 foo=bar", "1 nodes=", "1 nodes=x",
 		"1 nodes=0", "1 nodes=1,0", "1 nodes=2-3", "1 nodes=1 nodes=1",
 		"1 nodes=999", "1 nodes=-1", "nodes=1", "1 NODES=1", "0x",
-		"18446744073709551616G",
+		"18446744073709551616G", "1 free=", "1 free=0", "1 free=x",
+		"1 free=-1M", "1 free=1M free=1M", "1 free=1Mx",
 	};
 	char *long_input = NULL;
 	int ret = KSFT_FAIL, err;
@@ -1021,6 +1091,7 @@ struct toss_test {
 	T(test_toss_one_node),
 	T(test_toss_nodes_subset),
 	T(test_toss_size_limit),
+	T(test_toss_free_target),
 	T(test_toss_dirty_survives),
 	T(test_toss_mapped_survives),
 	T(test_toss_tmpfs_survives),
