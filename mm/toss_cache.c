@@ -39,6 +39,10 @@
  *
  * No lock is held across the walk: it reschedules every batch and stops on
  * a fatal signal.
+ *
+ * Every node's toss is counted in the node's vmstat (toss_cache_scanned,
+ * toss_cache_tossed, in pages) and traced (toss_cache:toss_node_begin and
+ * toss_cache:toss_node_end).
  */
 
 #include <linux/mm.h>
@@ -48,9 +52,13 @@
 #include <linux/shmem_fs.h>
 #include <linux/swap.h>
 #include <linux/sched/signal.h>
+#include <linux/ktime.h>
 #include <linux/toss_cache.h>
 
 #include "internal.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/toss_cache.h>
 
 /* pfns looked at between two checks for rescheduling and signals */
 #define TOSS_PFN_BATCH	1024
@@ -230,10 +238,31 @@ static int toss_node_pass(int nid, struct toss_control *tc,
 	return ret;
 }
 
+/* The toss proper: see toss_node_cache(). */
+static int __toss_node_cache(int nid, struct toss_control *tc)
+{
+	int ret;
+
+	/* A free memory target becomes the number of pages still missing. */
+	if (tc->free_target) {
+		unsigned long free = toss_node_free_pages(nid);
+
+		if (free >= tc->free_target)
+			return 0;
+		tc->nr_to_toss = min(tc->nr_to_toss, tc->free_target - free);
+	}
+	if (tc->nr_to_toss == ULONG_MAX)
+		return toss_node_pass(nid, tc, TOSS_PASS_ALL);
+	ret = toss_node_pass(nid, tc, TOSS_PASS_COLD);
+	if (ret || tc->nr_tossed >= tc->nr_to_toss)
+		return ret;
+	return toss_node_pass(nid, tc, TOSS_PASS_REST);
+}
+
 /**
  * toss_node_cache - drop clean, unmapped page cache from one node
  * @nid: the node whose page cache is dropped
- * @tc: how much to drop (@tc->nr_to_toss) and where the counts go
+ * @tc: how much to drop and where the counts go
  *
  * Drops up to @tc->nr_to_toss pages of clean, unmapped page cache whose
  * memory is on node @nid, and, when @tc->free_target is set, no more than
@@ -249,22 +278,19 @@ static int toss_node_pass(int nid, struct toss_control *tc,
  */
 int toss_node_cache(int nid, struct toss_control *tc)
 {
+	unsigned long scanned = tc->nr_scanned, tossed = tc->nr_tossed;
+	u64 start;
 	int ret;
 
 	if (!node_state(nid, N_MEMORY))
 		return 0;
-	/* A free memory target becomes the number of pages still missing. */
-	if (tc->free_target) {
-		unsigned long free = toss_node_free_pages(nid);
-
-		if (free >= tc->free_target)
-			return 0;
-		tc->nr_to_toss = min(tc->nr_to_toss, tc->free_target - free);
-	}
-	if (tc->nr_to_toss == ULONG_MAX)
-		return toss_node_pass(nid, tc, TOSS_PASS_ALL);
-	ret = toss_node_pass(nid, tc, TOSS_PASS_COLD);
-	if (ret || tc->nr_tossed >= tc->nr_to_toss)
-		return ret;
-	return toss_node_pass(nid, tc, TOSS_PASS_REST);
+	trace_toss_node_begin(tc, nid);
+	start = ktime_get_ns();
+	ret = __toss_node_cache(nid, tc);
+	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_SCANNED,
+			    tc->nr_scanned - scanned);
+	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_TOSSED,
+			    tc->nr_tossed - tossed);
+	trace_toss_node_end(tc, nid, ktime_get_ns() - start, ret);
+	return ret;
 }

@@ -6,6 +6,7 @@
 
 /**
  * struct toss_control - one node's share of a page cache toss
+ * @cgroup_id: the cgroup the toss was asked for, for tracing
  * @nr_to_toss: pages to toss at most; ULONG_MAX tosses all that can be
  * @free_target: stop once the node has this many free pages; 0: no target
  * @nr_scanned: file folios on the LRU looked at, in pages
@@ -15,10 +16,11 @@
  * @nr_mapped: pages skipped because they were mapped by a process
  * @nr_busy: pages skipped because they were locked, pinned or in use
  *
- * The caller sets @nr_to_toss and zeroes the counters; toss_node_cache()
- * adds to them.
+ * The caller sets @cgroup_id, @nr_to_toss and @free_target and zeroes the
+ * counters; toss_node_cache() adds to them.
  */
 struct toss_control {
+	u64 cgroup_id;
 	unsigned long nr_to_toss;
 	unsigned long free_target;
 	unsigned long nr_scanned;

@@ -26,6 +26,11 @@
  * CAP_SYS_ADMIN in the initial user namespace, checked against the
  * credentials of whoever opened the file.
  *
+ * Every toss is counted in cpuset.memory_toss_cache.stat, a read-only
+ * flat-keyed file next to it: the number of tosses, the bytes tossed per
+ * node, and what the last toss scanned, tossed and kept, who asked for it,
+ * how long it took and how it ended.
+ *
  * Locking: the cpuset's effective mems are read once under cpuset_mutex,
  * then every lock is dropped before any page is looked at.  The walk itself
  * (mm/toss_cache.c) holds no lock across pages, reschedules regularly and
@@ -60,6 +65,19 @@ static const match_table_t toss_tokens = {
 	{ TOSS_KEY_NODES,	"nodes=%s" },
 	{ TOSS_KEY_FREE,	"free=%s" },
 	{ TOSS_KEY_ERR,		NULL },
+};
+
+/* What cpuset.memory_toss_cache.stat shows; all sizes in pages. */
+struct cpuset_toss_stat {
+	spinlock_t lock;		/* protects all below */
+	struct {
+		u64 nr_tosses;
+		struct toss_control last;
+		u64 last_duration_ns;
+		pid_t last_pid;
+		int last_error;
+	} s;
+	u64 tossed[];			/* per node id */
 };
 
 struct toss_request {
@@ -147,8 +165,79 @@ static int toss_parse(char *buf, struct toss_request *req)
  * equal share of what is still wanted, and a second round lets the nodes
  * that met their share make up for those that could not.
  */
+/* The cpuset's statistics, allocated by its first toss; NULL if no memory. */
+static struct cpuset_toss_stat *toss_stat_get(struct cpuset *cs)
+{
+	struct cpuset_toss_stat *st = smp_load_acquire(&cs->toss_stat);
+
+	if (st)
+		return st;
+	st = kzalloc(struct_size(st, tossed, nr_node_ids), GFP_KERNEL);
+	if (!st)
+		return NULL;
+	spin_lock_init(&st->lock);
+	if (cmpxchg_release(&cs->toss_stat, NULL, st)) {
+		kfree(st);
+		st = smp_load_acquire(&cs->toss_stat);
+	}
+	return st;
+}
+
+void cpuset_toss_free(struct cpuset *cs)
+{
+	kfree(cs->toss_stat);
+}
+
+int cpuset_toss_stat_show(struct seq_file *sf, void *v)
+{
+	struct cpuset *cs = css_cs(seq_css(sf));
+	struct cpuset_toss_stat *st = smp_load_acquire(&cs->toss_stat);
+	struct cpuset_toss_stat zero = {};
+	u64 total = 0;
+	int nid;
+
+	if (!st) {
+		seq_puts(sf, "tosses 0\ntossed_bytes 0\ntossed");
+		for_each_node_state(nid, N_MEMORY)
+			seq_printf(sf, " N%d=0", nid);
+		seq_putc(sf, '\n');
+		st = &zero;
+		goto last;
+	}
+	spin_lock(&st->lock);
+	for (nid = 0; nid < nr_node_ids; nid++)
+		total += st->tossed[nid];
+	seq_printf(sf, "tosses %llu\n", st->s.nr_tosses);
+	seq_printf(sf, "tossed_bytes %llu\n", total << PAGE_SHIFT);
+	seq_puts(sf, "tossed");
+	for_each_node_state(nid, N_MEMORY)
+		seq_printf(sf, " N%d=%llu", nid, st->tossed[nid] << PAGE_SHIFT);
+	seq_putc(sf, '\n');
+	spin_unlock(&st->lock);
+last:
+	/* The last toss: a torn read of these is harmless. */
+	seq_printf(sf, "last_pid %d\n", READ_ONCE(st->s.last_pid));
+	seq_printf(sf, "last_error %d\n", READ_ONCE(st->s.last_error));
+	seq_printf(sf, "last_duration_us %llu\n",
+		   div_u64(READ_ONCE(st->s.last_duration_ns), NSEC_PER_USEC));
+	seq_printf(sf, "last_scanned_bytes %lu\n",
+		   READ_ONCE(st->s.last.nr_scanned) << PAGE_SHIFT);
+	seq_printf(sf, "last_tossed_bytes %lu\n",
+		   READ_ONCE(st->s.last.nr_tossed) << PAGE_SHIFT);
+	seq_printf(sf, "last_dirty_bytes %lu\n",
+		   READ_ONCE(st->s.last.nr_dirty) << PAGE_SHIFT);
+	seq_printf(sf, "last_writeback_bytes %lu\n",
+		   READ_ONCE(st->s.last.nr_writeback) << PAGE_SHIFT);
+	seq_printf(sf, "last_mapped_bytes %lu\n",
+		   READ_ONCE(st->s.last.nr_mapped) << PAGE_SHIFT);
+	seq_printf(sf, "last_busy_bytes %lu\n",
+		   READ_ONCE(st->s.last.nr_busy) << PAGE_SHIFT);
+	return 0;
+}
+
 static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
-		      unsigned long free_pages, struct toss_control *sum)
+		      unsigned long free_pages, u64 cgroup_id,
+		      struct cpuset_toss_stat *st, struct toss_control *sum)
 {
 	int nr_nodes = nodes_weight(*nodes);
 	nodemask_t more = NODE_MASK_NONE;
@@ -170,9 +259,15 @@ static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
 			else if (!round)
 				want = DIV_ROUND_UP(want, left);
 			left--;
+			tc.cgroup_id = cgroup_id;
 			tc.nr_to_toss = want;
 			tc.free_target = free_pages;
 			ret = toss_node_cache(nid, &tc);
+			if (st) {
+				spin_lock(&st->lock);
+				st->tossed[nid] += tc.nr_tossed;
+				spin_unlock(&st->lock);
+			}
 			sum->nr_scanned += tc.nr_scanned;
 			sum->nr_tossed += tc.nr_tossed;
 			sum->nr_dirty += tc.nr_dirty;
@@ -210,10 +305,11 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 {
 	struct cpuset *cs = css_cs(of_css(of));
 	struct toss_control sum = {};
+	struct cpuset_toss_stat *st;
 	struct toss_request req;
 	nodemask_t nodes;
-	u64 start;
-	int ret;
+	u64 start, took;
+	int nid, ret;
 
 	if (nbytes > TOSS_MAX_INPUT)
 		return -EINVAL;
@@ -240,11 +336,31 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	}
 	nodes_and(nodes, nodes, node_states[N_MEMORY]);
 
+	st = toss_stat_get(cs);
 	start = ktime_get_ns();
 	lru_add_drain_all();
-	ret = toss_nodes(&nodes, req.nr_pages, req.free_pages, &sum);
+	ret = toss_nodes(&nodes, req.nr_pages, req.free_pages,
+			 cgroup_id(cs->css.cgroup), st, &sum);
+	if (!ret && req.free_pages) {
+		for_each_node_mask(nid, nodes)
+			if (toss_node_free_pages(nid) < req.free_pages)
+				ret = -EAGAIN;
+	} else if (!ret && req.nr_pages != ULONG_MAX &&
+		   sum.nr_tossed < req.nr_pages) {
+		ret = -EAGAIN;
+	}
+	took = ktime_get_ns() - start;
 
-	pr_info_ratelimited("%s (%d): cpuset.memory_toss_cache: cgroup %llu nodes %*pbl: tossed %lu kB, kept %lu kB dirty, %lu kB writeback, %lu kB mapped, %lu kB busy in %llu ms%s\n",
+	if (st) {
+		spin_lock(&st->lock);
+		st->s.nr_tosses++;
+		st->s.last = sum;
+		st->s.last_duration_ns = took;
+		st->s.last_pid = task_pid_nr(current);
+		st->s.last_error = ret;
+		spin_unlock(&st->lock);
+	}
+	pr_info_ratelimited("%s (%d): cpuset.memory_toss_cache: cgroup %llu nodes %*pbl: tossed %lu kB, kept %lu kB dirty, %lu kB writeback, %lu kB mapped, %lu kB busy in %llu ms, error %d\n",
 			    current->comm, task_pid_nr(current),
 			    cgroup_id(cs->css.cgroup), nodemask_pr_args(&nodes),
 			    sum.nr_tossed << (PAGE_SHIFT - 10),
@@ -252,19 +368,6 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 			    sum.nr_writeback << (PAGE_SHIFT - 10),
 			    sum.nr_mapped << (PAGE_SHIFT - 10),
 			    sum.nr_busy << (PAGE_SHIFT - 10),
-			    div_u64(ktime_get_ns() - start, NSEC_PER_MSEC),
-			    ret == -EINTR ? " (interrupted)" : "");
-	if (ret)
-		return ret;
-	if (req.free_pages) {
-		int nid;
-
-		for_each_node_mask(nid, nodes)
-			if (toss_node_free_pages(nid) < req.free_pages)
-				return -EAGAIN;
-		return nbytes;
-	}
-	if (req.nr_pages != ULONG_MAX && sum.nr_tossed < req.nr_pages)
-		return -EAGAIN;
-	return nbytes;
+			    div_u64(took, NSEC_PER_MSEC), ret);
+	return ret ?: nbytes;
 }

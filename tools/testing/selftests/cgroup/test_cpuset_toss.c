@@ -39,6 +39,7 @@
 #define FILE_SIZE	(48 * MiB)
 #define MAX_NODES	64
 #define TOSS_FILE	"cpuset.memory_toss_cache"
+#define STAT_FILE	"cpuset.memory_toss_cache.stat"
 
 static char root[PATH_MAX];
 static char *parent;		/* our cgroup under the root */
@@ -655,6 +656,143 @@ static int test_toss_mems_changed(const char *root)
 	return fill_toss_check("0", "2", "1", 1UL << 2);
 }
 
+static long read_key(const char *path, const char *key)
+{
+	char buf[16384], *p;
+	size_t len = strlen(key);
+
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, len) && p[len] == ' ')
+			return atol(p + len + 1);
+	return -1;
+}
+
+static long node_vmstat(int node, const char *key)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/vmstat", node);
+	return read_key(path, key);
+}
+
+static long node_meminfo_kb(int node, const char *key)
+{
+	char path[PATH_MAX], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, key);
+	return p ? atol(p + strlen(key)) : -1;
+}
+
+/* Bytes tossed from @node by @cg, from the "tossed N0=... " line. */
+static long stat_tossed_on(const char *cg, int node)
+{
+	char buf[4096], key[32], *p;
+
+	if (cg_read(cg, STAT_FILE, buf, sizeof(buf)))
+		return -1;
+	snprintf(key, sizeof(key), " N%d=", node);
+	p = strstr(buf, "\ntossed ");
+	p = p ? strstr(p, key) : NULL;
+	return p ? atol(p + strlen(key)) : -1;
+}
+
+/*
+ * cpuset.memory_toss_cache.stat, the node vmstat counters, /proc/vmstat and
+ * the tracepoints all tell the same story as the nodes' meminfo.
+ */
+static int test_toss_observability(const char *root)
+{
+	const char *tr = "/sys/kernel/tracing";
+	long fp0, fp1, v0, v1, g0, g1, tossed, scanned, pages;
+	char path[PATH_MAX], trace[65536], want[128];
+	int ret = KSFT_FAIL, n;
+	struct stat st;
+	char *cg;
+
+	cg = make_cpuset("job", "1");
+	if (!cg || fill_all_nodes())
+		goto cleanup;
+	snapshot();
+	/* Write-only toss file, read-only statistics. */
+	snprintf(path, sizeof(path), "%s/%s", cg, TOSS_FILE);
+	if (stat(path, &st) || (st.st_mode & 0777) != 0200)
+		goto cleanup;
+	snprintf(path, sizeof(path), "%s/%s", cg, STAT_FILE);
+	if (stat(path, &st) || (st.st_mode & 0777) != 0444)
+		goto cleanup;
+	if (cg_read_key_long(cg, STAT_FILE, "tosses ") != 0 ||
+	    stat_tossed_on(cg, 1) != 0)
+		goto cleanup;
+
+	snprintf(path, sizeof(path), "%s/events/toss_cache/enable", tr);
+	if (write_file(path, "1"))
+		goto cleanup;
+	snprintf(path, sizeof(path), "%s/trace", tr);
+	write_file(path, "");
+	fp0 = node_meminfo_kb(1, "FilePages:");
+	v0 = node_vmstat(1, "toss_cache_tossed");
+	g0 = read_key("/proc/vmstat", "toss_cache_tossed");
+	if (toss(cg, "1"))
+		goto cleanup;
+	fp1 = node_meminfo_kb(1, "FilePages:");
+	v1 = node_vmstat(1, "toss_cache_tossed");
+	g1 = read_key("/proc/vmstat", "toss_cache_tossed");
+	snprintf(path, sizeof(path), "%s/events/toss_cache/enable", tr);
+	write_file(path, "0");
+
+	tossed = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ");
+	scanned = cg_read_key_long(cg, STAT_FILE, "last_scanned_bytes ");
+	pages = tossed / page_size;
+	ksft_print_msg("stat: tossed %ld kB, scanned %ld kB; meminfo FilePages -%ld kB; vmstat +%ld pages (node 1), +%ld (all)\n",
+		       tossed / 1024, scanned / 1024, fp0 - fp1, v1 - v0, g1 - g0);
+	if (cg_read_key_long(cg, STAT_FILE, "tosses ") != 1 ||
+	    cg_read_key_long(cg, STAT_FILE, "last_error ") != 0 ||
+	    cg_read_key_long(cg, STAT_FILE, "last_pid ") != getpid() ||
+	    cg_read_key_long(cg, STAT_FILE, "tossed_bytes ") != tossed ||
+	    stat_tossed_on(cg, 1) != tossed)
+		goto cleanup;
+	for (n = 0; n < nr_nodes; n++)
+		if (n != 1 && stat_tossed_on(cg, n) != 0)
+			goto cleanup;
+	/* At least our file, at most a little more; scanned covers it. */
+	if (pages < before[1] || pages > before[1] + 4 * MiB / page_size ||
+	    scanned < tossed)
+		goto cleanup;
+	if (v1 - v0 != pages || g1 - g0 != pages)
+		goto cleanup;
+	/* meminfo agrees within 2% (other page cache may come and go). */
+	if (labs((fp0 - fp1) * 1024 - tossed) > tossed / 50)
+		goto cleanup;
+	/* The trace shows the node's begin and end with the same count. */
+	snprintf(path, sizeof(path), "%s/trace", tr);
+	if (read_text(path, trace, sizeof(trace)) <= 0)
+		goto cleanup;
+	snprintf(path, sizeof(path), "%s", cg);
+	if (stat(path, &st))
+		goto cleanup;
+	snprintf(want, sizeof(want), "toss_node_begin: cgroup_id=%lu nid=1 ",
+		 (unsigned long)st.st_ino);
+	if (!strstr(trace, want)) {
+		ksft_print_msg("no '%s' in the trace\n", want);
+		goto cleanup;
+	}
+	snprintf(want, sizeof(want), "toss_node_end: cgroup_id=%lu nid=1 nr_scanned=%ld nr_tossed=%ld ",
+		 (unsigned long)st.st_ino, scanned / page_size, pages);
+	if (!strstr(trace, want)) {
+		ksft_print_msg("no '%s' in the trace\n", want);
+		goto cleanup;
+	}
+	ret = KSFT_PASS;
+cleanup:
+	destroy(cg);
+	return ret;
+}
+
 /* Every bad input is -EINVAL and tosses nothing. */
 static int test_toss_bad_input(const char *root)
 {
@@ -807,10 +945,10 @@ cleanup:
  */
 static int test_toss_fatal_signal(const char *root)
 {
-	char path[PATH_MAX], line[512];
+	char path[PATH_MAX];
 	long npages = 256 * MiB / page_size, left;
-	int ret = KSFT_FAIL, status, kfd = -1;
-	bool interrupted = false;
+	int ret = KSFT_FAIL, status;
+	bool interrupted;
 	char *cg, *other = NULL;
 	double t0, t1;
 	pid_t pid = 0;
@@ -822,10 +960,6 @@ static int test_toss_fatal_signal(const char *root)
 	drop_all_caches();
 	if (fill_node(1, path) || resident_on(path, 1) < npages * 95 / 100)
 		goto cleanup;
-	/* Watch the kernel log from here on. */
-	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	if (kfd >= 0)
-		lseek(kfd, 0, SEEK_END);
 	pid = fork();
 	if (pid < 0)
 		goto cleanup;
@@ -855,12 +989,10 @@ static int test_toss_fatal_signal(const char *root)
 	pid = 0;
 	t1 = now();
 	left = resident_on(path, 1);
-	while (kfd >= 0 && read(kfd, line, sizeof(line) - 1) > 0)
-		if (strstr(line, "memory_toss_cache") && strstr(line, "(interrupted)"))
-			interrupted = true;
+	interrupted = cg_read_key_long(cg, STAT_FILE, "last_error ") == -EINTR;
 	ksft_print_msg("killed: reaped in %.0f ms, %ld of %ld pages left, %s\n",
 		       (t1 - t0) * 1000, left, npages,
-		       interrupted ? "logged as interrupted" : "not logged as interrupted");
+		       interrupted ? "last_error -EINTR" : "last_error is not -EINTR");
 	if (!WIFSIGNALED(status) || !interrupted || left <= 0 || t1 - t0 > 1.0)
 		goto cleanup;
 	ret = KSFT_PASS;
@@ -869,8 +1001,6 @@ cleanup:
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
-	if (kfd >= 0)
-		close(kfd);
 	if (other)
 		cg_destroy(other);
 	free(other);
@@ -1099,6 +1229,7 @@ struct toss_test {
 	T(test_toss_root_cpuset),
 	T(test_toss_mems_changed),
 	T(test_toss_bad_input),
+	T(test_toss_observability),
 	T(test_toss_eperm),
 	T(test_toss_fatal_signal),
 	T(test_toss_concurrency),
