@@ -231,6 +231,10 @@ static int toss_node_pass(int nid, struct toss_control *tc,
 			ret = -EINTR;
 			break;
 		}
+		if (tc->should_stop && tc->should_stop(tc->stop_data)) {
+			ret = -ENODEV;
+			break;
+		}
 		cond_resched();
 	}
 	if (folio_batch_count(&fbatch))
@@ -273,8 +277,8 @@ static int __toss_node_cache(int nid, struct toss_control *tc)
  * the per-CPU LRU caches with lru_add_drain_all() first.
  *
  * Context: Process context, may sleep; no locks held.
- * Return: 0, or -EINTR if a fatal signal cut the walk short.  What was
- * tossed so far is in @tc either way.
+ * Return: 0, -EINTR if a fatal signal cut the walk short, or -ENODEV if
+ * @tc->should_stop did.  What was tossed so far is in @tc either way.
  */
 int toss_node_cache(int nid, struct toss_control *tc)
 {

@@ -9,6 +9,9 @@
  * @cgroup_id: the cgroup the toss was asked for, for tracing
  * @nr_to_toss: pages to toss at most; ULONG_MAX tosses all that can be
  * @free_target: stop once the node has this many free pages; 0: no target
+ * @should_stop: if set, called between batches: true ends the toss early
+ *	with -ENODEV (the cgroup it was for is going away, say)
+ * @stop_data: argument of @should_stop
  * @nr_scanned: file folios on the LRU looked at, in pages
  * @nr_tossed: pages dropped from the page cache and freed
  * @nr_dirty: pages skipped because they were dirty
@@ -23,6 +26,8 @@ struct toss_control {
 	u64 cgroup_id;
 	unsigned long nr_to_toss;
 	unsigned long free_target;
+	bool (*should_stop)(void *stop_data);
+	void *stop_data;
 	unsigned long nr_scanned;
 	unsigned long nr_tossed;
 	unsigned long nr_dirty;

@@ -235,8 +235,19 @@ last:
 	return 0;
 }
 
+/*
+ * rmdir of the cgroup waits for this write to end (kernfs drains the
+ * file's active references), after it marked the css dying: stop then.
+ */
+static bool toss_cpuset_dying(void *data)
+{
+	struct cgroup_subsys_state *css = data;
+
+	return READ_ONCE(css->flags) & CSS_DYING;
+}
+
 static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
-		      unsigned long free_pages, u64 cgroup_id,
+		      unsigned long free_pages, struct cpuset *cs,
 		      struct cpuset_toss_stat *st, struct toss_control *sum)
 {
 	int nr_nodes = nodes_weight(*nodes);
@@ -259,7 +270,9 @@ static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
 			else if (!round)
 				want = DIV_ROUND_UP(want, left);
 			left--;
-			tc.cgroup_id = cgroup_id;
+			tc.cgroup_id = cgroup_id(cs->css.cgroup);
+			tc.should_stop = toss_cpuset_dying;
+			tc.stop_data = &cs->css;
 			tc.nr_to_toss = want;
 			tc.free_target = free_pages;
 			ret = toss_node_cache(nid, &tc);
@@ -297,7 +310,8 @@ static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
  *
  * Context: Process context, may sleep; takes and drops cpuset_mutex.
  * Return: @nbytes on success, -EINVAL for bad input, -EPERM without
- * CAP_SYS_ADMIN, -ENODEV for a cpuset going away, -EINTR on a fatal signal,
+ * CAP_SYS_ADMIN, -ENODEV for a cpuset going away (before the toss or
+ * during it: its rmdir ends the toss), -EINTR on a fatal signal,
  * -EAGAIN when a limited toss dropped less than asked.
  */
 ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
@@ -339,8 +353,7 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	st = toss_stat_get(cs);
 	start = ktime_get_ns();
 	lru_add_drain_all();
-	ret = toss_nodes(&nodes, req.nr_pages, req.free_pages,
-			 cgroup_id(cs->css.cgroup), st, &sum);
+	ret = toss_nodes(&nodes, req.nr_pages, req.free_pages, cs, st, &sum);
 	if (!ret && req.free_pages) {
 		for_each_node_mask(nid, nodes)
 			if (toss_node_free_pages(nid) < req.free_pages)

@@ -465,6 +465,27 @@ cleanup:
 	return ret;
 }
 
+/* A big file, made once, for the tosses that must take a while. */
+#define BIG_SIZE	(256 * MiB)
+static char big_file[PATH_MAX];
+
+static int fill_big_file(int node)
+{
+	static bool made;
+
+	if (!made) {
+		snprintf(big_file, sizeof(big_file), "%s/toss-big", dir);
+		if (create_file(big_file, BIG_SIZE, 1))
+			return -1;
+		made = true;
+	}
+	drop_all_caches();
+	if (fill_node(node, big_file) ||
+	    resident_on(big_file, node) < BIG_SIZE / page_size * 95 / 100)
+		return -1;
+	return 0;
+}
+
 static int write_dirty(const char *cgroup, void *arg)
 {
 	const char *path = arg;
@@ -944,20 +965,15 @@ cleanup:
  */
 static int test_toss_fatal_signal(const char *root)
 {
-	char path[PATH_MAX];
-	long npages = 256 * MiB / page_size, left;
+	long npages = BIG_SIZE / page_size, left;
 	int ret = KSFT_FAIL, status;
 	bool interrupted;
 	char *cg, *other = NULL;
 	double t0, t1;
 	pid_t pid = 0;
 
-	snprintf(path, sizeof(path), "%s/big", dir);
 	cg = make_cpuset("job", "1");
-	if (!cg || create_file(path, 256 * MiB, 1))
-		goto cleanup;
-	drop_all_caches();
-	if (fill_node(1, path) || resident_on(path, 1) < npages * 95 / 100)
+	if (!cg || fill_big_file(1))
 		goto cleanup;
 	pid = fork();
 	if (pid < 0)
@@ -987,7 +1003,7 @@ static int test_toss_fatal_signal(const char *root)
 		goto cleanup;
 	pid = 0;
 	t1 = now();
-	left = resident_on(path, 1);
+	left = resident_on(big_file, 1);
 	interrupted = cg_read_key_long(cg, STAT_FILE, "last_error ") == -EINTR;
 	ksft_print_msg("killed: reaped in %.0f ms, %ld of %ld pages left, %s\n",
 		       (t1 - t0) * 1000, left, npages,
@@ -1004,7 +1020,53 @@ cleanup:
 		cg_destroy(other);
 	free(other);
 	destroy(cg);
-	unlink(path);
+	return ret;
+}
+
+/*
+ * rmdir of the cgroup being tossed: the toss stops promptly with -ENODEV
+ * and the removal completes.
+ */
+static int test_toss_rmdir_during(const char *root)
+{
+	long npages = BIG_SIZE / page_size, left;
+	int ret = KSFT_FAIL, status;
+	double t0, t1;
+	pid_t pid = 0;
+	char *cg;
+
+	cg = make_cpuset("job", "1");
+	if (!cg || fill_big_file(1))
+		goto cleanup;
+	pid = fork();
+	if (pid < 0)
+		goto cleanup;
+	if (!pid)
+		exit(-toss(cg, "1"));
+	usleep(100000);
+	t0 = now();
+	if (cg_destroy(cg)) {
+		ksft_print_msg("rmdir failed during the toss: %s\n", strerror(errno));
+		goto cleanup;
+	}
+	t1 = now();
+	if (waitpid(pid, &status, 0) != pid)
+		goto cleanup;
+	pid = 0;
+	left = resident_on(big_file, 1);
+	ksft_print_msg("rmdir during the toss took %.0f ms; the write returned %d, %ld of %ld pages left\n",
+		       (t1 - t0) * 1000, WIFEXITED(status) ? -WEXITSTATUS(status) : 0,
+		       left, npages);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != ENODEV ||
+	    left <= 0 || t1 - t0 > 1.0)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	destroy(cg);
 	return ret;
 }
 
@@ -1236,6 +1298,7 @@ struct toss_test {
 	T(test_toss_observability),
 	T(test_toss_eperm),
 	T(test_toss_fatal_signal),
+	T(test_toss_rmdir_during),
 	T(test_toss_concurrency),
 	T(test_toss_v1),
 };
@@ -1334,6 +1397,8 @@ int main(int argc, char **argv)
 
 	for (n = 0; n < nr_nodes; n++)
 		unlink(node_file[n]);
+	if (*big_file)
+		unlink(big_file);
 	cg_destroy(parent);
 	ksft_finished();
 }
