@@ -38,7 +38,9 @@
  * that a partial toss drops the coldest cache first.
  *
  * No lock is held across the walk: it reschedules every batch and stops on
- * a fatal signal.
+ * a fatal signal.  Tosses of the same node are serialized by a per-node
+ * mutex, so that concurrent writers queue up behind one walk instead of
+ * piling up in it; a waiter still honours its stop condition.
  *
  * Every node's toss is counted in the node's vmstat (toss_cache_scanned,
  * toss_cache_tossed, in pages) and traced (toss_cache:toss_node_begin and
@@ -62,6 +64,36 @@
 
 /* pfns looked at between two checks for rescheduling and signals */
 #define TOSS_PFN_BATCH	1024
+
+/* One walker per node at a time. */
+static struct mutex toss_node_mutex[MAX_NUMNODES];
+
+static int __init toss_cache_init(void)
+{
+	int nid;
+
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		mutex_init(&toss_node_mutex[nid]);
+	return 0;
+}
+core_initcall(toss_cache_init);
+
+static bool toss_stop(struct toss_control *tc)
+{
+	return fatal_signal_pending(current) ||
+	       (tc->should_stop && tc->should_stop(tc->stop_data));
+}
+
+/* Take the node's mutex, or give up when the toss should stop. */
+static int toss_lock_node(int nid, struct toss_control *tc)
+{
+	while (!mutex_trylock(&toss_node_mutex[nid])) {
+		if (toss_stop(tc))
+			return fatal_signal_pending(current) ? -EINTR : -ENODEV;
+		schedule_timeout_uninterruptible(msecs_to_jiffies(5));
+	}
+	return 0;
+}
 
 enum toss_pass {
 	TOSS_PASS_ALL,		/* everything, in one pass */
@@ -276,7 +308,8 @@ static int __toss_node_cache(int nid, struct toss_control *tc)
  * touched, nor is memory on any other node.  The caller should have drained
  * the per-CPU LRU caches with lru_add_drain_all() first.
  *
- * Context: Process context, may sleep; no locks held.
+ * Context: Process context, may sleep; no locks held.  Takes the node's
+ * toss mutex for the walk: tosses of one node run one after the other.
  * Return: 0, -EINTR if a fatal signal cut the walk short, or -ENODEV if
  * @tc->should_stop did.  What was tossed so far is in @tc either way.
  */
@@ -288,9 +321,13 @@ int toss_node_cache(int nid, struct toss_control *tc)
 
 	if (!node_state(nid, N_MEMORY))
 		return 0;
+	ret = toss_lock_node(nid, tc);
+	if (ret)
+		return ret;
 	trace_toss_node_begin(tc, nid);
 	start = ktime_get_ns();
 	ret = __toss_node_cache(nid, tc);
+	mutex_unlock(&toss_node_mutex[nid]);
 	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_SCANNED,
 			    tc->nr_scanned - scanned);
 	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_TOSSED,

@@ -38,6 +38,7 @@
  */
 
 #include <linux/capability.h>
+#include <linux/completion.h>
 #include <linux/ctype.h>
 #include <linux/cgroup.h>
 #include <linux/cpuset.h>
@@ -49,6 +50,7 @@
 #include <linux/slab.h>
 #include <linux/swap.h>
 #include <linux/toss_cache.h>
+#include <linux/workqueue.h>
 
 #include "cpuset-internal.h"
 
@@ -236,67 +238,162 @@ last:
 }
 
 /*
- * rmdir of the cgroup waits for this write to end (kernfs drains the
- * file's active references), after it marked the css dying: stop then.
+ * Each node's share of a toss runs as a work item on a CPU of that node (a
+ * node without CPUs: of the nearest node with CPUs), all nodes at once, as
+ * the 2005 patch ran one kernel thread per node.  The writer waits for all
+ * of them; a fatal signal makes them stop at their next batch.
  */
-static bool toss_cpuset_dying(void *data)
-{
-	struct cgroup_subsys_state *css = data;
+static struct workqueue_struct *toss_wq;
 
-	return READ_ONCE(css->flags) & CSS_DYING;
+struct toss_job {
+	atomic_t pending;
+	struct completion done;
+	atomic_t abort;			/* the writer got a fatal signal */
+	struct cgroup_subsys_state *css;
+};
+
+struct toss_work {
+	struct work_struct work;
+	struct toss_job *job;
+	int nid;
+	int ret;
+	struct toss_control tc;
+};
+
+/*
+ * Stop when the writer was killed, or when the cgroup is being removed:
+ * rmdir waits for this write to end (kernfs drains the file's active
+ * references) after it marked the css dying.
+ */
+static bool toss_should_stop(void *data)
+{
+	struct toss_job *job = data;
+
+	return atomic_read(&job->abort) ||
+	       (READ_ONCE(job->css->flags) & CSS_DYING);
 }
 
+static void toss_work_fn(struct work_struct *work)
+{
+	struct toss_work *tw = container_of(work, struct toss_work, work);
+
+	tw->ret = toss_node_cache(tw->nid, &tw->tc);
+	if (atomic_dec_and_test(&tw->job->pending))
+		complete(&tw->job->done);
+}
+
+/* The node whose CPUs work for @nid: itself, or the nearest with CPUs. */
+static int toss_cpu_node(int nid)
+{
+	int n, best = NUMA_NO_NODE, dist = INT_MAX;
+
+	if (node_state(nid, N_CPU))
+		return nid;
+	for_each_node_state(n, N_CPU) {
+		if (node_distance(nid, n) < dist) {
+			dist = node_distance(nid, n);
+			best = n;
+		}
+	}
+	return best;
+}
+
+/*
+ * Run one round: toss @want[i] pages on node @tw[i].nid, all nodes at once.
+ * Returns 0, -EINTR when the writer was killed, or the first error of a
+ * node (-ENODEV when the cgroup went away).
+ */
+static int toss_round(struct toss_work *tw, int nr, struct toss_job *job)
+{
+	int i, ret = 0;
+
+	atomic_set(&job->pending, nr + 1);
+	init_completion(&job->done);
+	for (i = 0; i < nr; i++) {
+		INIT_WORK(&tw[i].work, toss_work_fn);
+		tw[i].job = job;
+		queue_work_node(toss_cpu_node(tw[i].nid),
+				toss_wq ?: system_unbound_wq, &tw[i].work);
+	}
+	if (!atomic_dec_and_test(&job->pending) &&
+	    wait_for_completion_killable(&job->done)) {
+		atomic_set(&job->abort, 1);
+		wait_for_completion(&job->done);
+		ret = -EINTR;
+	}
+	for (i = 0; i < nr && !ret; i++)
+		ret = tw[i].ret;
+	return ret;
+}
+
+/*
+ * Toss up to @nr_pages over @nodes: each round gives every node still in
+ * play an equal share of what is still wanted; the nodes that met their
+ * share play the next round, up to four rounds.
+ */
 static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
 		      unsigned long free_pages, struct cpuset *cs,
 		      struct cpuset_toss_stat *st, struct toss_control *sum)
 {
-	int nr_nodes = nodes_weight(*nodes);
-	nodemask_t more = NODE_MASK_NONE;
-	int round, nid, ret = 0;
+	struct toss_job job = { .css = &cs->css };
+	nodemask_t play = *nodes;
+	struct toss_work *tw;
+	int round, nid, nr, i, ret = 0;
 
-	for (round = 0; round < 2 && sum->nr_tossed < nr_pages; round++) {
-		int left = nr_nodes;
+	tw = kcalloc(nodes_weight(*nodes), sizeof(*tw), GFP_KERNEL);
+	if (!tw)
+		return -ENOMEM;
+	for (round = 0; round < 4 && !ret && sum->nr_tossed < nr_pages; round++) {
+		unsigned long want = nr_pages;
 
-		for_each_node_mask(nid, *nodes) {
-			struct toss_control tc = {};
-			unsigned long want = nr_pages - sum->nr_tossed;
+		nr = nodes_weight(play);
+		if (!nr)
+			break;
+		if (nr_pages != ULONG_MAX)
+			want = DIV_ROUND_UP(nr_pages - sum->nr_tossed, nr);
+		i = 0;
+		for_each_node_mask(nid, play) {
+			memset(&tw[i], 0, sizeof(tw[i]));
+			tw[i].nid = nid;
+			tw[i].tc.cgroup_id = cgroup_id(cs->css.cgroup);
+			tw[i].tc.nr_to_toss = min(want, nr_pages - sum->nr_tossed);
+			tw[i].tc.free_target = free_pages;
+			tw[i].tc.should_stop = toss_should_stop;
+			tw[i].tc.stop_data = &job;
+			i++;
+		}
+		ret = toss_round(tw, nr, &job);
+		nodes_clear(play);
+		for (i = 0; i < nr; i++) {
+			struct toss_control *tc = &tw[i].tc;
 
-			if (round && !node_isset(nid, more))
-				continue;
-			if (nr_pages == ULONG_MAX)
-				want = ULONG_MAX;
-			else if (!want)
-				break;
-			else if (!round)
-				want = DIV_ROUND_UP(want, left);
-			left--;
-			tc.cgroup_id = cgroup_id(cs->css.cgroup);
-			tc.should_stop = toss_cpuset_dying;
-			tc.stop_data = &cs->css;
-			tc.nr_to_toss = want;
-			tc.free_target = free_pages;
-			ret = toss_node_cache(nid, &tc);
 			if (st) {
 				spin_lock(&st->lock);
-				st->tossed[nid] += tc.nr_tossed;
+				st->tossed[tw[i].nid] += tc->nr_tossed;
 				spin_unlock(&st->lock);
 			}
-			sum->nr_scanned += tc.nr_scanned;
-			sum->nr_tossed += tc.nr_tossed;
-			sum->nr_dirty += tc.nr_dirty;
-			sum->nr_writeback += tc.nr_writeback;
-			sum->nr_mapped += tc.nr_mapped;
-			sum->nr_busy += tc.nr_busy;
-			if (ret)
-				return ret;
-			if (tc.nr_tossed >= want)
-				node_set(nid, more);
+			sum->nr_scanned += tc->nr_scanned;
+			sum->nr_tossed += tc->nr_tossed;
+			sum->nr_dirty += tc->nr_dirty;
+			sum->nr_writeback += tc->nr_writeback;
+			sum->nr_mapped += tc->nr_mapped;
+			sum->nr_busy += tc->nr_busy;
+			if (tc->nr_tossed && tc->nr_tossed >= tc->nr_to_toss)
+				node_set(tw[i].nid, play);
 		}
 		if (nr_pages == ULONG_MAX)
 			break;
 	}
+	kfree(tw);
 	return ret;
 }
+
+static int __init cpuset_toss_init(void)
+{
+	toss_wq = alloc_workqueue("toss_cache", WQ_UNBOUND, 0);
+	return toss_wq ? 0 : -ENOMEM;
+}
+core_initcall(cpuset_toss_init);
 
 /**
  * cpuset_toss_cache_write - write handler of cpuset.memory_toss_cache

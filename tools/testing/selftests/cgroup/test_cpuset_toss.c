@@ -813,6 +813,85 @@ cleanup:
 	return ret;
 }
 
+/* The CPU each toss_node_begin of @nid ran on, from the trace; -1 if none. */
+static int trace_cpu_of(const char *trace, int nid)
+{
+	char want[32];
+	const char *p, *line;
+
+	snprintf(want, sizeof(want), " nid=%d ", nid);
+	for (p = strstr(trace, "toss_node_begin:"); p;
+	     p = strstr(p + 1, "toss_node_begin:")) {
+		const char *hit = strstr(p, want), *eol = strchr(p, '\n');
+
+		if (!hit || (eol && hit > eol))
+			continue;
+		for (line = p; line > trace && line[-1] != '\n'; line--)
+			;
+		line = strchr(line, '[');
+		return line && line < p ? atoi(line + 1) : -1;
+	}
+	return -1;
+}
+
+/*
+ * Several nodes are tossed at once, each on a CPU of its own node (a node
+ * without CPUs on another node's CPU); the wall time is reported for one
+ * node and for three.
+ */
+static int test_toss_parallel(const char *root)
+{
+	const char *tr = "/sys/kernel/tracing";
+	char path[PATH_MAX], trace[65536];
+	int ret = KSFT_FAIL, n, cpu;
+	double t, one, three;
+	char *cg;
+
+	cg = make_cpuset("job", "0-3");
+	if (!cg || fill_all_nodes())
+		goto cleanup;
+	t = now();
+	if (toss(cg, "1 nodes=1"))
+		goto cleanup;
+	one = now() - t;
+
+	if (fill_all_nodes())
+		goto cleanup;
+	snapshot();
+	snprintf(path, sizeof(path), "%s/events/toss_cache/toss_node_begin/enable", tr);
+	if (write_file(path, "1"))
+		goto cleanup;
+	snprintf(path, sizeof(path), "%s/trace", tr);
+	write_file(path, "");
+	t = now();
+	if (toss(cg, "1 nodes=0-2"))
+		goto cleanup;
+	three = now() - t;
+	if (toss(cg, "1 nodes=3"))
+		goto cleanup;
+	snprintf(path, sizeof(path), "%s/events/toss_cache/toss_node_begin/enable", tr);
+	write_file(path, "0");
+	ksft_print_msg("one node: %.0f ms, three nodes at once: %.0f ms (%.2fx), %ld MiB each\n",
+		       one * 1000, three * 1000, three / one,
+		       before[1] * page_size / MiB);
+	if (check_nodes((1UL << 4) - 1))
+		goto cleanup;
+	snprintf(path, sizeof(path), "%s/trace", tr);
+	if (read_text(path, trace, sizeof(trace)) <= 0)
+		goto cleanup;
+	for (n = 0; n < nr_nodes; n++) {
+		cpu = trace_cpu_of(trace, n);
+		ksft_print_msg("node %d was tossed on CPU %d\n", n, cpu);
+		/* One CPU per node here: CPU n is node n's (node 3 has none). */
+		if (n < 3 ? cpu != n : cpu < 0 || cpu > 2)
+			goto cleanup;
+	}
+	ret = KSFT_PASS;
+cleanup:
+	destroy(cg);
+	return ret;
+}
+
 /* Every bad input is -EINVAL and tosses nothing. */
 static int test_toss_bad_input(const char *root)
 {
@@ -1296,6 +1375,7 @@ struct toss_test {
 	T(test_toss_mems_changed),
 	T(test_toss_bad_input),
 	T(test_toss_observability),
+	T(test_toss_parallel),
 	T(test_toss_eperm),
 	T(test_toss_fatal_signal),
 	T(test_toss_rmdir_during),
