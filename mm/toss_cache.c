@@ -55,6 +55,7 @@
 #include <linux/swap.h>
 #include <linux/sched/signal.h>
 #include <linux/ktime.h>
+#include <linux/memcontrol.h>
 #include <linux/toss_cache.h>
 
 #include "internal.h"
@@ -102,9 +103,56 @@ enum toss_pass {
 };
 
 /*
+ * Is @memcg in the scope of @target: a descendant (or itself), and not
+ * protected against it by memory.min or memory.low, the way reclaim from
+ * @target would respect them?  Protection is computed top-down along the
+ * path from @target, as an isolated query needs.
+ */
+static bool toss_memcg_in_scope(struct mem_cgroup *target,
+				struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *pos;
+	int depth, d;
+
+	if (!memcg || !mem_cgroup_is_descendant(memcg, target))
+		return false;
+	if (memcg == target)
+		return true;
+	for (depth = 0, pos = memcg; pos != target; pos = parent_mem_cgroup(pos))
+		depth++;
+	for (; depth > 0; depth--) {
+		for (d = 1, pos = memcg; d < depth; d++)
+			pos = parent_mem_cgroup(pos);
+		mem_cgroup_calculate_protection(target, pos);
+	}
+	return !mem_cgroup_below_min(target, memcg) &&
+	       !mem_cgroup_below_low(target, memcg);
+}
+
+/* With a memcg scope: is this pinned folio's charge in it? */
+static bool toss_folio_in_scope(struct folio *folio, struct toss_control *tc)
+{
+	struct mem_cgroup *memcg;
+	bool ret;
+
+	if (!tc->memcg)
+		return true;
+	rcu_read_lock();
+	memcg = folio_memcg(folio);
+	if (memcg != tc->last_memcg) {
+		tc->last_memcg = memcg;
+		tc->last_in_scope = toss_memcg_in_scope(tc->memcg, memcg);
+	}
+	ret = tc->last_in_scope;
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
  * Pin the folio at @pfn if it looks like clean, unmapped page cache of node
- * @nid.  The first checks are made without a reference and are only hints;
- * they are made again under the folio lock by mapping_evict_folio().
+ * @nid (in @tc's memcg scope, if any).  The first checks are made without a
+ * reference and are only hints; they are made again under the folio lock by
+ * mapping_evict_folio().
  */
 static struct folio *toss_get_folio(unsigned long pfn, int nid,
 				    struct toss_control *tc,
@@ -112,6 +160,7 @@ static struct folio *toss_get_folio(unsigned long pfn, int nid,
 {
 	struct page *page = pfn_to_online_page(pfn);
 	struct folio *folio;
+	long nr;
 	bool hot;
 
 	if (!page || PageTail(page))
@@ -126,33 +175,38 @@ static struct folio *toss_get_folio(unsigned long pfn, int nid,
 	if (pass == TOSS_PASS_COLD && hot)
 		return NULL;
 
+	if (!folio_try_get(folio))
+		return NULL;
+	if (unlikely(page_folio(page) != folio || !folio_test_lru(folio)))
+		goto put;
+	/* Out of a memcg scope: not ours to look at, nor to count. */
+	if (!toss_folio_in_scope(folio, tc))
+		goto put;
+
 	/* The second pass counts only what the first one did not see. */
+	nr = folio_nr_pages(folio);
 	*count = pass != TOSS_PASS_REST || hot;
 	if (*count)
-		tc->nr_scanned += folio_nr_pages(folio);
-
+		tc->nr_scanned += nr;
 	if (folio_test_dirty(folio)) {
 		if (*count)
-			tc->nr_dirty += folio_nr_pages(folio);
-		return NULL;
+			tc->nr_dirty += nr;
+		goto put;
 	}
 	if (folio_test_writeback(folio)) {
 		if (*count)
-			tc->nr_writeback += folio_nr_pages(folio);
-		return NULL;
+			tc->nr_writeback += nr;
+		goto put;
 	}
 	if (folio_mapped(folio)) {
 		if (*count)
-			tc->nr_mapped += folio_nr_pages(folio);
-		return NULL;
-	}
-	if (!folio_try_get(folio))
-		return NULL;
-	if (unlikely(page_folio(page) != folio || !folio_test_lru(folio))) {
-		folio_put(folio);
-		return NULL;
+			tc->nr_mapped += nr;
+		goto put;
 	}
 	return folio;
+put:
+	folio_put(folio);
+	return NULL;
 }
 
 /*
@@ -229,6 +283,9 @@ static int toss_node_pass(int nid, struct toss_control *tc,
 	folio_batch_init(&fbatch);
 	while (pfn < end_pfn && tc->nr_tossed < tc->nr_to_toss) {
 		unsigned long batch_end = min(end_pfn, pfn + TOSS_PFN_BATCH);
+
+		/* Protection may change: look again every batch. */
+		tc->last_memcg = NULL;
 
 		for (; pfn < batch_end; pfn++) {
 			struct folio *folio;

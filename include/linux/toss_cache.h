@@ -4,11 +4,16 @@
 
 #include <linux/types.h>
 
+struct mem_cgroup;
+
 /**
  * struct toss_control - one node's share of a page cache toss
  * @cgroup_id: the cgroup the toss was asked for, for tracing
  * @nr_to_toss: pages to toss at most; ULONG_MAX tosses all that can be
  * @free_target: stop once the node has this many free pages; 0: no target
+ * @memcg: if set, only page cache charged to this memory cgroup or its
+ *	descendants is tossed, and none of those protected by memory.min or
+ *	memory.low against it
  * @should_stop: if set, called between batches: true ends the toss early
  *	with -ENODEV (the cgroup it was for is going away, say)
  * @stop_data: argument of @should_stop
@@ -26,6 +31,7 @@ struct toss_control {
 	u64 cgroup_id;
 	unsigned long nr_to_toss;
 	unsigned long free_target;
+	struct mem_cgroup *memcg;
 	bool (*should_stop)(void *stop_data);
 	void *stop_data;
 	unsigned long nr_scanned;
@@ -34,6 +40,10 @@ struct toss_control {
 	unsigned long nr_writeback;
 	unsigned long nr_mapped;
 	unsigned long nr_busy;
+
+	/* private: the memcg looked at last, and whether it is in scope */
+	struct mem_cgroup *last_memcg;
+	bool last_in_scope;
 };
 
 int toss_node_cache(int nid, struct toss_control *tc);

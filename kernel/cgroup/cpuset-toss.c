@@ -21,10 +21,15 @@
  *			cpuset.mems.effective and have memory
  *   free=<size>	on each node, stop once it has <size> bytes free;
  *			-EAGAIN if a node could not get there
+ *   scope=node		all the page cache of the nodes (the default)
+ *   scope=cgroup	only page cache charged to this cgroup's memory
+ *			controller subtree, memory.min/low respected
  *
- * Dropping a node's cache drops other tenants' cache too, so a toss needs
- * CAP_SYS_ADMIN in the initial user namespace, checked against the
- * credentials of whoever opened the file.
+ * Dropping a node's cache drops other tenants' cache too, so a toss of
+ * scope=node needs CAP_SYS_ADMIN in the initial user namespace, checked
+ * against the credentials of whoever opened the file.  A toss of
+ * scope=cgroup touches only this cgroup's own cache and is allowed to
+ * whoever may write the file: the owner of a delegated subtree.
  *
  * Every toss is counted in cpuset.memory_toss_cache.stat, a read-only
  * flat-keyed file next to it: the number of tosses, the bytes tossed per
@@ -43,6 +48,7 @@
 #include <linux/cgroup.h>
 #include <linux/cpuset.h>
 #include <linux/ktime.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/parser.h>
@@ -60,12 +66,14 @@
 enum {
 	TOSS_KEY_NODES,
 	TOSS_KEY_FREE,
+	TOSS_KEY_SCOPE,
 	TOSS_KEY_ERR,
 };
 
 static const match_table_t toss_tokens = {
 	{ TOSS_KEY_NODES,	"nodes=%s" },
 	{ TOSS_KEY_FREE,	"free=%s" },
+	{ TOSS_KEY_SCOPE,	"scope=%s" },
 	{ TOSS_KEY_ERR,		NULL },
 };
 
@@ -85,6 +93,8 @@ struct cpuset_toss_stat {
 struct toss_request {
 	unsigned long nr_pages;		/* ULONG_MAX: all */
 	unsigned long free_pages;	/* 0: no free memory target */
+	bool scope_set;
+	bool scope_cgroup;		/* only this cgroup's memcg subtree */
 	bool nodes_set;
 	nodemask_t nodes;
 };
@@ -143,6 +153,15 @@ static int toss_parse(char *buf, struct toss_request *req)
 			if (ret || nodes_empty(req->nodes))
 				return -EINVAL;
 			req->nodes_set = true;
+			break;
+		case TOSS_KEY_SCOPE:
+			if (req->scope_set)
+				return -EINVAL;
+			req->scope_set = true;
+			if (!strcmp(args[0].from, "cgroup"))
+				req->scope_cgroup = true;
+			else if (strcmp(args[0].from, "node"))
+				return -EINVAL;
 			break;
 		case TOSS_KEY_FREE:
 			if (req->free_pages)
@@ -332,8 +351,9 @@ static int toss_round(struct toss_work *tw, int nr, struct toss_job *job)
  * share play the next round, up to four rounds.
  */
 static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
-		      unsigned long free_pages, struct cpuset *cs,
-		      struct cpuset_toss_stat *st, struct toss_control *sum)
+		      unsigned long free_pages, struct mem_cgroup *memcg,
+		      struct cpuset *cs, struct cpuset_toss_stat *st,
+		      struct toss_control *sum)
 {
 	struct toss_job job = { .css = &cs->css };
 	nodemask_t play = *nodes;
@@ -358,6 +378,7 @@ static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
 			tw[i].tc.cgroup_id = cgroup_id(cs->css.cgroup);
 			tw[i].tc.nr_to_toss = min(want, nr_pages - sum->nr_tossed);
 			tw[i].tc.free_target = free_pages;
+			tw[i].tc.memcg = memcg;
 			tw[i].tc.should_stop = toss_should_stop;
 			tw[i].tc.stop_data = &job;
 			i++;
@@ -388,6 +409,30 @@ static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
 	return ret;
 }
 
+/*
+ * The memory controller's css of the cpuset's own cgroup, referenced, or
+ * NULL when the controller is not enabled on that cgroup (nor in v1, where
+ * it is on another hierarchy).
+ */
+#ifdef CONFIG_MEMCG
+static struct cgroup_subsys_state *toss_memcg_css(struct cpuset *cs)
+{
+	struct cgroup_subsys_state *css;
+
+	css = cgroup_get_e_css(cs->css.cgroup, &memory_cgrp_subsys);
+	if (css && css->cgroup != cs->css.cgroup) {
+		css_put(css);
+		css = NULL;
+	}
+	return css;
+}
+#else
+static struct cgroup_subsys_state *toss_memcg_css(struct cpuset *cs)
+{
+	return NULL;
+}
+#endif
+
 static int __init cpuset_toss_init(void)
 {
 	toss_wq = alloc_workqueue("toss_cache", WQ_UNBOUND, 0);
@@ -398,7 +443,7 @@ core_initcall(cpuset_toss_init);
 /**
  * cpuset_toss_cache_write - write handler of cpuset.memory_toss_cache
  * @of: the open file; its opener's credentials decide the permission
- * @buf: "<amount> [nodes=<list>]"
+ * @buf: "<amount> [nodes=<list>] [free=<size>] [scope=node|cgroup]"
  * @nbytes: length of @buf
  * @off: ignored
  *
@@ -407,7 +452,8 @@ core_initcall(cpuset_toss_init);
  *
  * Context: Process context, may sleep; takes and drops cpuset_mutex.
  * Return: @nbytes on success, -EINVAL for bad input, -EPERM without
- * CAP_SYS_ADMIN, -ENODEV for a cpuset going away (before the toss or
+ * CAP_SYS_ADMIN (scope=node), -EOPNOTSUPP for scope=cgroup without the
+ * memory controller on the cgroup, -ENODEV for a cpuset going away (before the toss or
  * during it: its rmdir ends the toss), -EINTR on a fatal signal,
  * -EAGAIN when a limited toss dropped less than asked.
  */
@@ -416,6 +462,7 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 {
 	struct cpuset *cs = css_cs(of_css(of));
 	struct toss_control sum = {};
+	struct cgroup_subsys_state *memcg_css = NULL;
 	struct cpuset_toss_stat *st;
 	struct toss_request req;
 	nodemask_t nodes;
@@ -424,11 +471,12 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 
 	if (nbytes > TOSS_MAX_INPUT)
 		return -EINVAL;
-	if (!file_ns_capable(of->file, &init_user_ns, CAP_SYS_ADMIN))
-		return -EPERM;
 	ret = toss_parse(buf, &req);
 	if (ret)
 		return ret;
+	if (!req.scope_cgroup &&
+	    !file_ns_capable(of->file, &init_user_ns, CAP_SYS_ADMIN))
+		return -EPERM;
 
 	/* Snapshot the nodes, then drop every lock before doing any work. */
 	cpuset_lock();
@@ -447,10 +495,20 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	}
 	nodes_and(nodes, nodes, node_states[N_MEMORY]);
 
+	if (req.scope_cgroup) {
+		memcg_css = toss_memcg_css(cs);
+		if (!memcg_css)
+			return -EOPNOTSUPP;
+	}
+
 	st = toss_stat_get(cs);
 	start = ktime_get_ns();
 	lru_add_drain_all();
-	ret = toss_nodes(&nodes, req.nr_pages, req.free_pages, cs, st, &sum);
+	ret = toss_nodes(&nodes, req.nr_pages, req.free_pages,
+			 memcg_css ? mem_cgroup_from_css(memcg_css) : NULL,
+			 cs, st, &sum);
+	if (memcg_css)
+		css_put(memcg_css);
 	if (!ret && req.free_pages) {
 		for_each_node_mask(nid, nodes)
 			if (toss_node_free_pages(nid) < req.free_pages)

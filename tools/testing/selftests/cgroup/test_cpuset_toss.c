@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -892,6 +893,117 @@ cleanup:
 	return ret;
 }
 
+/* As an unprivileged user: "1" must be -EPERM, "1 scope=cgroup" work. */
+static int delegated_child(const char *cg)
+{
+	int err;
+
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		return 10;
+	err = toss(cg, "1");
+	if (err != -EPERM)
+		return 11;
+	err = toss(cg, "1 scope=cgroup");
+	return err ? 12 : 0;
+}
+
+static int chown_cgroup(const char *cg, uid_t uid)
+{
+	const char *files[] = { "", "/cgroup.procs", "/" TOSS_FILE };
+	char path[PATH_MAX];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s%s", cg, files[i]);
+		if (chown(path, uid, uid))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * scope=cgroup: the owner of a delegated cgroup drops its own cache on its
+ * nodes, not another tenant's on the same node, and not what memory.min
+ * protects; without the memory controller it is -EOPNOTSUPP.
+ */
+static int test_toss_scope_cgroup(const char *root)
+{
+	char *a = NULL, *b = NULL, *ap = NULL, *x = NULL, *xy = NULL;
+	int ret = KSFT_FAIL, status, err;
+	long a0, b0, p0;
+	pid_t pid;
+
+	a = make_cpuset("tenant_a", "1");
+	b = make_cpuset("tenant_b", "1");
+	if (!a || !b)
+		goto cleanup;
+	drop_all_caches();
+	/* a's cache, a's protected child's cache, b's cache: all on node 1. */
+	if (cg_run(a, read_all, node_file[0]) || cg_run(b, read_all, node_file[2]))
+		goto cleanup;
+	ap = cg_name(a, "protected");
+	if (!ap || cg_write(a, "cgroup.subtree_control", "+cpuset +memory") ||
+	    cg_create(ap) || cg_write(ap, "memory.min", "200M") ||
+	    cg_run(ap, read_all, node_file[3]))
+		goto cleanup;
+	a0 = resident_on(node_file[0], 1);
+	b0 = resident_on(node_file[2], 1);
+	p0 = resident_on(node_file[3], 1);
+	if (a0 < FILE_SIZE / page_size * 99 / 100 ||
+	    b0 < FILE_SIZE / page_size * 99 / 100 ||
+	    p0 < FILE_SIZE / page_size * 99 / 100)
+		goto cleanup;
+
+	if (chown_cgroup(a, 65534))
+		goto cleanup;
+	pid = fork();
+	if (pid < 0)
+		goto cleanup;
+	if (!pid)
+		exit(delegated_child(a));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		ksft_print_msg("delegated step %d failed\n",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		goto cleanup;
+	}
+	ksft_print_msg("scope=cgroup: a %ld -> %ld, a/protected %ld -> %ld, b %ld -> %ld pages on node 1\n",
+		       a0, resident_on(node_file[0], 1), p0,
+		       resident_on(node_file[3], 1), b0,
+		       resident_on(node_file[2], 1));
+	if (resident_on(node_file[0], 1) > a0 / 100 ||
+	    resident_on(node_file[3], 1) < p0 * 99 / 100 ||
+	    resident_on(node_file[2], 1) < b0 * 99 / 100)
+		goto cleanup;
+
+	/* No memory controller on the cgroup: -EOPNOTSUPP. */
+	x = cg_name(parent, "nomem");
+	xy = x ? cg_name(x, "y") : NULL;
+	if (!xy || cg_create(x) ||
+	    cg_write(x, "cgroup.subtree_control", "+cpuset") || cg_create(xy))
+		goto cleanup;
+	err = toss(xy, "1 scope=cgroup");
+	if (err != -EOPNOTSUPP) {
+		ksft_print_msg("scope=cgroup without memcg returned %d\n", err);
+		goto cleanup;
+	}
+	ret = KSFT_PASS;
+cleanup:
+	if (xy)
+		cg_destroy(xy);
+	if (x)
+		cg_destroy(x);
+	free(xy);
+	free(x);
+	if (ap)
+		cg_destroy(ap);
+	free(ap);
+	destroy(a);
+	destroy(b);
+	return ret;
+}
+
 /* Every bad input is -EINVAL and tosses nothing. */
 static int test_toss_bad_input(const char *root)
 {
@@ -902,7 +1014,8 @@ static int test_toss_bad_input(const char *root)
 		"1 nodes=0", "1 nodes=1,0", "1 nodes=2-3", "1 nodes=1 nodes=1",
 		"1 nodes=999", "1 nodes=-1", "nodes=1", "1 NODES=1", "0x",
 		"18446744073709551616G", "1 free=", "1 free=0", "1 free=x",
-		"1 free=-1M", "1 free=1M free=1M", "1 free=1Mx",
+		"1 free=-1M", "1 free=1M free=1M", "1 free=1Mx", "1 scope=",
+		"1 scope=all", "1 scope=cgroup scope=cgroup", "1 scope=Cgroup",
 	};
 	char *long_input = NULL;
 	int ret = KSFT_FAIL, err;
@@ -1376,6 +1489,7 @@ struct toss_test {
 	T(test_toss_bad_input),
 	T(test_toss_observability),
 	T(test_toss_parallel),
+	T(test_toss_scope_cgroup),
 	T(test_toss_eperm),
 	T(test_toss_fatal_signal),
 	T(test_toss_rmdir_during),
