@@ -144,6 +144,27 @@ if [ "$what" = all ] || [ "$what" = upstream ]; then
 	count "$res/upstream.results"
 fi
 
+# The exported series stays checkpatch --strict clean.
+if [ "$what" = all ]; then
+	echo "check: checkpatch.pl --strict on the exported series"
+	if "$here/scripts/export-patches.sh" "$BUILD/patches" > "$res/export.log" 2>&1; then
+		for p in "$BUILD"/patches/0*.patch; do
+			case "$p" in */0000-cover-letter.patch) continue ;; esac
+			if "$here/scripts/checkpatch.sh" "$p" > "$res/checkpatch.log" 2>&1; then
+				echo "pass checkpatch/$(basename "$p")"
+			else
+				cat "$res/checkpatch.log"
+				echo "fail checkpatch/$(basename "$p")"
+			fi
+		done > "$res/checkpatch.results"
+	else
+		echo "fail checkpatch/export(see $res/export.log)" > "$res/checkpatch.results"
+	fi
+	grep -E '^(pass|fail|skip) ' "$res/checkpatch.results" > "$res/checkpatch.results.tmp"
+	grep -vE '^(pass|fail|skip) ' "$res/checkpatch.results" || true
+	count "$res/checkpatch.results.tmp"
+fi
+
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "check: failed:"
 	printf '  %s\n' "${failed[@]}"

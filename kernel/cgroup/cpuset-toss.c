@@ -189,6 +189,7 @@ static int toss_parse(char *buf, struct toss_request *req)
 /* The cpuset's statistics, allocated by its first toss; NULL if no memory. */
 static struct cpuset_toss_stat *toss_stat_get(struct cpuset *cs)
 {
+	/* Pairs with the cmpxchg_release() below: *st is initialized. */
 	struct cpuset_toss_stat *st = smp_load_acquire(&cs->toss_stat);
 
 	if (st)
@@ -197,8 +198,10 @@ static struct cpuset_toss_stat *toss_stat_get(struct cpuset *cs)
 	if (!st)
 		return NULL;
 	spin_lock_init(&st->lock);
+	/* Publish an initialized *st; a racing first toss may win. */
 	if (cmpxchg_release(&cs->toss_stat, NULL, st)) {
 		kfree(st);
+		/* Pairs with the winner's cmpxchg_release(). */
 		st = smp_load_acquire(&cs->toss_stat);
 	}
 	return st;
@@ -212,6 +215,7 @@ void cpuset_toss_free(struct cpuset *cs)
 int cpuset_toss_stat_show(struct seq_file *sf, void *v)
 {
 	struct cpuset *cs = css_cs(seq_css(sf));
+	/* Pairs with the cmpxchg_release() in toss_stat_get(). */
 	struct cpuset_toss_stat *st = smp_load_acquire(&cs->toss_stat);
 	struct cpuset_toss_stat zero = {};
 	u64 total = 0;

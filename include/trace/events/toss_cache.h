@@ -9,68 +9,58 @@
 #include <linux/toss_cache.h>
 
 TRACE_EVENT(toss_node_begin,
+	    TP_PROTO(const struct toss_control *tc, int nid),
 
-	TP_PROTO(const struct toss_control *tc, int nid),
+	    TP_ARGS(tc, nid),
 
-	TP_ARGS(tc, nid),
+	    TP_STRUCT__entry(__field(u64, cgroup_id)
+			     __field(int, nid)
+			     __field(unsigned long, nr_to_toss)
+			     __field(unsigned long, free_target)),
 
-	TP_STRUCT__entry(
-		__field(u64,		cgroup_id)
-		__field(int,		nid)
-		__field(unsigned long,	nr_to_toss)
-		__field(unsigned long,	free_target)
-	),
+	    TP_fast_assign(__entry->cgroup_id = tc->cgroup_id;
+			   __entry->nid = nid;
+			   __entry->nr_to_toss = tc->nr_to_toss;
+			   __entry->free_target = tc->free_target;),
 
-	TP_fast_assign(
-		__entry->cgroup_id	= tc->cgroup_id;
-		__entry->nid		= nid;
-		__entry->nr_to_toss	= tc->nr_to_toss;
-		__entry->free_target	= tc->free_target;
-	),
-
-	TP_printk("cgroup_id=%llu nid=%d nr_to_toss=%lu free_target=%lu",
-		  __entry->cgroup_id, __entry->nid, __entry->nr_to_toss,
-		  __entry->free_target)
+	    TP_printk("cgroup_id=%llu nid=%d nr_to_toss=%lu free_target=%lu",
+		      __entry->cgroup_id, __entry->nid, __entry->nr_to_toss,
+		      __entry->free_target)
 );
 
 TRACE_EVENT(toss_node_end,
+	    TP_PROTO(const struct toss_control *tc, int nid, u64 duration_ns,
+		     int ret),
 
-	TP_PROTO(const struct toss_control *tc, int nid, u64 duration_ns,
-		 int ret),
+	    TP_ARGS(tc, nid, duration_ns, ret),
 
-	TP_ARGS(tc, nid, duration_ns, ret),
+	    TP_STRUCT__entry(__field(u64, cgroup_id)
+			     __field(int, nid)
+			     __field(unsigned long, nr_scanned)
+			     __field(unsigned long, nr_tossed)
+			     __field(unsigned long, nr_dirty)
+			     __field(unsigned long, nr_writeback)
+			     __field(unsigned long, nr_mapped)
+			     __field(unsigned long, nr_busy)
+			     __field(u64, duration_ns)
+			     __field(int, ret)),
 
-	TP_STRUCT__entry(
-		__field(u64,		cgroup_id)
-		__field(int,		nid)
-		__field(unsigned long,	nr_scanned)
-		__field(unsigned long,	nr_tossed)
-		__field(unsigned long,	nr_dirty)
-		__field(unsigned long,	nr_writeback)
-		__field(unsigned long,	nr_mapped)
-		__field(unsigned long,	nr_busy)
-		__field(u64,		duration_ns)
-		__field(int,		ret)
-	),
+	    TP_fast_assign(__entry->cgroup_id = tc->cgroup_id;
+			   __entry->nid = nid;
+			   __entry->nr_scanned = tc->nr_scanned;
+			   __entry->nr_tossed = tc->nr_tossed;
+			   __entry->nr_dirty = tc->nr_dirty;
+			   __entry->nr_writeback = tc->nr_writeback;
+			   __entry->nr_mapped = tc->nr_mapped;
+			   __entry->nr_busy = tc->nr_busy;
+			   __entry->duration_ns = duration_ns;
+			   __entry->ret = ret;),
 
-	TP_fast_assign(
-		__entry->cgroup_id	= tc->cgroup_id;
-		__entry->nid		= nid;
-		__entry->nr_scanned	= tc->nr_scanned;
-		__entry->nr_tossed	= tc->nr_tossed;
-		__entry->nr_dirty	= tc->nr_dirty;
-		__entry->nr_writeback	= tc->nr_writeback;
-		__entry->nr_mapped	= tc->nr_mapped;
-		__entry->nr_busy	= tc->nr_busy;
-		__entry->duration_ns	= duration_ns;
-		__entry->ret		= ret;
-	),
-
-	TP_printk("cgroup_id=%llu nid=%d nr_scanned=%lu nr_tossed=%lu nr_dirty=%lu nr_writeback=%lu nr_mapped=%lu nr_busy=%lu duration_ns=%llu ret=%d",
-		  __entry->cgroup_id, __entry->nid, __entry->nr_scanned,
-		  __entry->nr_tossed, __entry->nr_dirty, __entry->nr_writeback,
-		  __entry->nr_mapped, __entry->nr_busy, __entry->duration_ns,
-		  __entry->ret)
+	    TP_printk("cgroup_id=%llu nid=%d nr_scanned=%lu nr_tossed=%lu nr_dirty=%lu nr_writeback=%lu nr_mapped=%lu nr_busy=%lu duration_ns=%llu ret=%d",
+		      __entry->cgroup_id, __entry->nid, __entry->nr_scanned,
+		      __entry->nr_tossed, __entry->nr_dirty, __entry->nr_writeback,
+		      __entry->nr_mapped, __entry->nr_busy, __entry->duration_ns,
+		      __entry->ret)
 );
 
 #endif /* _TRACE_TOSS_CACHE_H */

@@ -446,7 +446,7 @@ static int test_toss_free_target(const char *root)
 	snprintf(req, sizeof(req), "1 free=%ld", target);
 	err = toss(cg, req);
 	got = (cached - resident_all_on(1)) * page_size;
-	ksft_print_msg("free=: %ld MiB more free wanted, %ld MiB tossed, node 1 has %ld MiB free (target %ld MiB)\n",
+	ksft_print_msg("free=: %ld MiB wanted, %ld MiB tossed, %ld MiB free (target %ld)\n",
 		       need / MiB, got / MiB, node_free_bytes(1) / MiB, target / MiB);
 	if (err) {
 		ksft_print_msg("'%s' returned %d\n", req, err);
@@ -532,7 +532,7 @@ static int test_toss_dirty_survives(const char *root)
 	if (toss(cg, "1"))
 		goto cleanup;
 	if (resident(path, c1) != npages || c1[1] != c0[1]) {
-		ksft_print_msg("dirty pages were dropped: %ld of %ld left on node 1, %ld of %ld in all\n",
+		ksft_print_msg("dirty pages dropped: %ld of %ld on node 1, %ld of %ld in all\n",
 			       c1[1], c0[1], resident(path, c1), npages);
 		goto cleanup;
 	}
@@ -769,7 +769,7 @@ static int test_toss_observability(const char *root)
 	tossed = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ");
 	scanned = cg_read_key_long(cg, STAT_FILE, "last_scanned_bytes ");
 	pages = tossed / page_size;
-	ksft_print_msg("stat: tossed %ld kB, scanned %ld kB; meminfo FilePages -%ld kB; vmstat +%ld pages (node 1), +%ld (all)\n",
+	ksft_print_msg("stat: -%ld kB of %ld kB; FilePages -%ld kB; vmstat +%ld (node 1), +%ld\n",
 		       tossed / 1024, scanned / 1024, fp0 - fp1, v1 - v0, g1 - g0);
 	if (cg_read_key_long(cg, STAT_FILE, "tosses ") != 1 ||
 	    cg_read_key_long(cg, STAT_FILE, "last_error ") != 0 ||
@@ -802,7 +802,8 @@ static int test_toss_observability(const char *root)
 		ksft_print_msg("no '%s' in the trace\n", want);
 		goto cleanup;
 	}
-	snprintf(want, sizeof(want), "toss_node_end: cgroup_id=%lu nid=1 nr_scanned=%ld nr_tossed=%ld ",
+	snprintf(want, sizeof(want),
+		 "toss_node_end: cgroup_id=%lu nid=1 nr_scanned=%ld nr_tossed=%ld ",
 		 (unsigned long)st.st_ino, scanned / page_size, pages);
 	if (!strstr(trace, want)) {
 		ksft_print_msg("no '%s' in the trace\n", want);
@@ -910,7 +911,7 @@ static int delegated_child(const char *cg)
 
 static int chown_cgroup(const char *cg, uid_t uid)
 {
-	const char *files[] = { "", "/cgroup.procs", "/" TOSS_FILE };
+	static const char * const files[] = { "", "/cgroup.procs", "/" TOSS_FILE };
 	char path[PATH_MAX];
 	unsigned int i;
 
@@ -968,7 +969,7 @@ static int test_toss_scope_cgroup(const char *root)
 			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		goto cleanup;
 	}
-	ksft_print_msg("scope=cgroup: a %ld -> %ld, a/protected %ld -> %ld, b %ld -> %ld pages on node 1\n",
+	ksft_print_msg("scope=cgroup: a %ld -> %ld, a/protected %ld -> %ld, b %ld -> %ld\n",
 		       a0, resident_on(node_file[0], 1), p0,
 		       resident_on(node_file[3], 1), b0,
 		       resident_on(node_file[2], 1));
@@ -1246,7 +1247,7 @@ static int test_toss_rmdir_during(const char *root)
 		goto cleanup;
 	pid = 0;
 	left = resident_on(big_file, 1);
-	ksft_print_msg("rmdir during the toss took %.0f ms; the write returned %d, %ld of %ld pages left\n",
+	ksft_print_msg("rmdir during the toss: %.0f ms; the write returned %d, %ld of %ld left\n",
 		       (t1 - t0) * 1000, WIFEXITED(status) ? -WEXITSTATUS(status) : 0,
 		       left, npages);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != ENODEV ||
