@@ -331,6 +331,29 @@ static int toss_node_pass(int nid, struct toss_control *tc,
 	return ret;
 }
 
+/*
+ * Shrink the node's reclaimable slab through the NUMA-aware shrinkers, for
+ * every memcg (of the scope, if any), as drop_caches does for all nodes:
+ * again while the last round freed enough to be worth it.
+ */
+static void toss_node_slab(int nid, struct toss_control *tc)
+{
+	unsigned long freed;
+	int shift = 0;
+
+	do {
+		struct mem_cgroup *memcg;
+
+		freed = 0;
+		memcg = mem_cgroup_iter(tc->memcg, NULL, NULL);
+		do {
+			freed += shrink_slab_numa_aware(GFP_KERNEL, nid, memcg, 0);
+			cond_resched();
+		} while ((memcg = mem_cgroup_iter(tc->memcg, memcg, NULL)));
+		tc->nr_slab += freed;
+	} while ((freed >> shift++) > 1 && !toss_stop(tc));
+}
+
 /* The toss proper: see toss_node_cache(). */
 static int __toss_node_cache(int nid, struct toss_control *tc)
 {
@@ -384,6 +407,8 @@ int toss_node_cache(int nid, struct toss_control *tc)
 	trace_toss_node_begin(tc, nid);
 	start = ktime_get_ns();
 	ret = __toss_node_cache(nid, tc);
+	if (!ret && tc->slab)
+		toss_node_slab(nid, tc);
 	mutex_unlock(&toss_node_mutex[nid]);
 	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_SCANNED,
 			    tc->nr_scanned - scanned);

@@ -14,6 +14,8 @@ struct mem_cgroup;
  * @memcg: if set, only page cache charged to this memory cgroup or its
  *	descendants is tossed, and none of those protected by memory.min or
  *	memory.low against it
+ * @slab: also shrink the node's reclaimable slab, through NUMA-aware
+ *	shrinkers only (of @memcg's subtree when set)
  * @should_stop: if set, called between batches: true ends the toss early
  *	with -ENODEV (the cgroup it was for is going away, say)
  * @stop_data: argument of @should_stop
@@ -23,6 +25,7 @@ struct mem_cgroup;
  * @nr_writeback: pages skipped because they were under writeback
  * @nr_mapped: pages skipped because they were mapped by a process
  * @nr_busy: pages skipped because they were locked, pinned or in use
+ * @nr_slab: slab objects freed (with @slab)
  *
  * The caller sets @cgroup_id, @nr_to_toss and @free_target and zeroes the
  * counters; toss_node_cache() adds to them.
@@ -32,6 +35,7 @@ struct toss_control {
 	unsigned long nr_to_toss;
 	unsigned long free_target;
 	struct mem_cgroup *memcg;
+	bool slab;
 	bool (*should_stop)(void *stop_data);
 	void *stop_data;
 	unsigned long nr_scanned;
@@ -40,6 +44,7 @@ struct toss_control {
 	unsigned long nr_writeback;
 	unsigned long nr_mapped;
 	unsigned long nr_busy;
+	unsigned long nr_slab;
 
 	/* private: the memcg looked at last, and whether it is in scope */
 	struct mem_cgroup *last_memcg;

@@ -24,6 +24,8 @@
  *   scope=node		all the page cache of the nodes (the default)
  *   scope=cgroup	only page cache charged to this cgroup's memory
  *			controller subtree, memory.min/low respected
+ *   slab=0|1		also shrink the nodes' reclaimable slab (dentries,
+ *			inodes) through NUMA-aware shrinkers; default 0
  *
  * Dropping a node's cache drops other tenants' cache too, so a toss of
  * scope=node needs CAP_SYS_ADMIN in the initial user namespace, checked
@@ -67,6 +69,7 @@ enum {
 	TOSS_KEY_NODES,
 	TOSS_KEY_FREE,
 	TOSS_KEY_SCOPE,
+	TOSS_KEY_SLAB,
 	TOSS_KEY_ERR,
 };
 
@@ -74,6 +77,7 @@ static const match_table_t toss_tokens = {
 	{ TOSS_KEY_NODES,	"nodes=%s" },
 	{ TOSS_KEY_FREE,	"free=%s" },
 	{ TOSS_KEY_SCOPE,	"scope=%s" },
+	{ TOSS_KEY_SLAB,	"slab=%s" },
 	{ TOSS_KEY_ERR,		NULL },
 };
 
@@ -95,6 +99,8 @@ struct toss_request {
 	unsigned long free_pages;	/* 0: no free memory target */
 	bool scope_set;
 	bool scope_cgroup;		/* only this cgroup's memcg subtree */
+	bool slab_set;
+	bool slab;
 	bool nodes_set;
 	nodemask_t nodes;
 };
@@ -161,6 +167,15 @@ static int toss_parse(char *buf, struct toss_request *req)
 			if (!strcmp(args[0].from, "cgroup"))
 				req->scope_cgroup = true;
 			else if (strcmp(args[0].from, "node"))
+				return -EINVAL;
+			break;
+		case TOSS_KEY_SLAB:
+			if (req->slab_set)
+				return -EINVAL;
+			req->slab_set = true;
+			if (!strcmp(args[0].from, "1"))
+				req->slab = true;
+			else if (strcmp(args[0].from, "0"))
 				return -EINVAL;
 			break;
 		case TOSS_KEY_FREE:
@@ -257,6 +272,8 @@ last:
 		   READ_ONCE(st->s.last.nr_mapped) << PAGE_SHIFT);
 	seq_printf(sf, "last_busy_bytes %lu\n",
 		   READ_ONCE(st->s.last.nr_busy) << PAGE_SHIFT);
+	seq_printf(sf, "last_slab_objects %lu\n",
+		   READ_ONCE(st->s.last.nr_slab));
 	return 0;
 }
 
@@ -354,11 +371,11 @@ static int toss_round(struct toss_work *tw, int nr, struct toss_job *job)
  * play an equal share of what is still wanted; the nodes that met their
  * share play the next round, up to four rounds.
  */
-static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
-		      unsigned long free_pages, struct mem_cgroup *memcg,
-		      struct cpuset *cs, struct cpuset_toss_stat *st,
-		      struct toss_control *sum)
+static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
+		      struct mem_cgroup *memcg, struct cpuset *cs,
+		      struct cpuset_toss_stat *st, struct toss_control *sum)
 {
+	unsigned long nr_pages = req->nr_pages;
 	struct toss_job job = { .css = &cs->css };
 	nodemask_t play = *nodes;
 	struct toss_work *tw;
@@ -381,8 +398,10 @@ static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
 			tw[i].nid = nid;
 			tw[i].tc.cgroup_id = cgroup_id(cs->css.cgroup);
 			tw[i].tc.nr_to_toss = min(want, nr_pages - sum->nr_tossed);
-			tw[i].tc.free_target = free_pages;
+			tw[i].tc.free_target = req->free_pages;
 			tw[i].tc.memcg = memcg;
+			/* Slab once per node, in the first round. */
+			tw[i].tc.slab = req->slab && !round;
 			tw[i].tc.should_stop = toss_should_stop;
 			tw[i].tc.stop_data = &job;
 			i++;
@@ -403,6 +422,7 @@ static int toss_nodes(const nodemask_t *nodes, unsigned long nr_pages,
 			sum->nr_writeback += tc->nr_writeback;
 			sum->nr_mapped += tc->nr_mapped;
 			sum->nr_busy += tc->nr_busy;
+			sum->nr_slab += tc->nr_slab;
 			if (tc->nr_tossed && tc->nr_tossed >= tc->nr_to_toss)
 				node_set(tw[i].nid, play);
 		}
@@ -447,7 +467,7 @@ core_initcall(cpuset_toss_init);
 /**
  * cpuset_toss_cache_write - write handler of cpuset.memory_toss_cache
  * @of: the open file; its opener's credentials decide the permission
- * @buf: "<amount> [nodes=<list>] [free=<size>] [scope=node|cgroup]"
+ * @buf: "<amount> [nodes=<list>] [free=<size>] [scope=node|cgroup] [slab=0|1]"
  * @nbytes: length of @buf
  * @off: ignored
  *
@@ -508,7 +528,7 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	st = toss_stat_get(cs);
 	start = ktime_get_ns();
 	lru_add_drain_all();
-	ret = toss_nodes(&nodes, req.nr_pages, req.free_pages,
+	ret = toss_nodes(&nodes, &req,
 			 memcg_css ? mem_cgroup_from_css(memcg_css) : NULL,
 			 cs, st, &sum);
 	if (memcg_css)

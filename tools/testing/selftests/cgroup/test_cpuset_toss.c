@@ -1005,6 +1005,77 @@ cleanup:
 	return ret;
 }
 
+#define SLAB_FILES	10000
+
+static int make_files(const char *cgroup, void *arg)
+{
+	char path[PATH_MAX + 16];
+	int i, fd;
+
+	if (mkdir(arg, 0755) && errno != EEXIST)
+		return 1;
+	for (i = 0; i < SLAB_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", (char *)arg, i);
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0)
+			return 1;
+		close(fd);
+	}
+	return 0;
+}
+
+static void remove_files(const char *dirname)
+{
+	char path[PATH_MAX + 16];
+	int i;
+
+	for (i = 0; i < SLAB_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dirname, i);
+		unlink(path);
+	}
+	rmdir(dirname);
+}
+
+/*
+ * slab=1 also shrinks the node's reclaimable slab (dentries and inodes of
+ * files created from node 1's CPU), through NUMA-aware shrinkers only:
+ * node 0's slab stays.  The lean kernel has SLUB_TINY, which does not
+ * account SReclaimable: the nodes' Slab totals are compared.
+ */
+static int test_toss_slab(const char *root)
+{
+	long s0, s1, o0, o1, objects;
+	char files[PATH_MAX];
+	int ret = KSFT_FAIL;
+	char *cg;
+
+	snprintf(files, sizeof(files), "%s/slab", dir);
+	cg = cg_name(parent, "slabjob");
+	if (!cg || cg_create(cg) || cg_write(cg, "cpuset.cpus", "1") ||
+	    cg_write(cg, "cpuset.mems", "1") || cg_run(cg, make_files, files))
+		goto cleanup;
+	sync();
+	s0 = node_meminfo_kb(1, " Slab:");
+	o0 = node_meminfo_kb(0, " Slab:");
+	if (toss(cg, "1 slab=1"))
+		goto cleanup;
+	s1 = node_meminfo_kb(1, " Slab:");
+	o1 = node_meminfo_kb(0, " Slab:");
+	objects = cg_read_key_long(cg, STAT_FILE, "last_slab_objects ");
+	ksft_print_msg("slab=1: node 1 Slab %ld -> %ld kB, node 0 %ld -> %ld kB, %ld objects\n",
+		       s0, s1, o0, o1, objects);
+	/* About 1 kB of dentry and inode per file went, none of node 0's. */
+	if (s0 - s1 < SLAB_FILES / 4 || objects < SLAB_FILES || o0 - o1 > 1024)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	remove_files(files);
+	if (cg)
+		cg_destroy(cg);
+	free(cg);
+	return ret;
+}
+
 /* Every bad input is -EINVAL and tosses nothing. */
 static int test_toss_bad_input(const char *root)
 {
@@ -1017,6 +1088,7 @@ static int test_toss_bad_input(const char *root)
 		"18446744073709551616G", "1 free=", "1 free=0", "1 free=x",
 		"1 free=-1M", "1 free=1M free=1M", "1 free=1Mx", "1 scope=",
 		"1 scope=all", "1 scope=cgroup scope=cgroup", "1 scope=Cgroup",
+		"1 slab=", "1 slab=2", "1 slab=yes", "1 slab=1 slab=1",
 	};
 	char *long_input = NULL;
 	int ret = KSFT_FAIL, err;
@@ -1491,6 +1563,7 @@ struct toss_test {
 	T(test_toss_observability),
 	T(test_toss_parallel),
 	T(test_toss_scope_cgroup),
+	T(test_toss_slab),
 	T(test_toss_eperm),
 	T(test_toss_fatal_signal),
 	T(test_toss_rmdir_during),
