@@ -354,25 +354,41 @@ static void toss_node_slab(int nid, struct toss_control *tc)
 	} while ((freed >> shift++) > 1 && !toss_stop(tc));
 }
 
-/* The toss proper: see toss_node_cache(). */
-static int __toss_node_cache(int nid, struct toss_control *tc)
+/* One or two passes over the node, up to @tc->nr_to_toss in all. */
+static int toss_node_passes(int nid, struct toss_control *tc)
 {
 	int ret;
 
-	/* A free memory target becomes the number of pages still missing. */
-	if (tc->free_target) {
-		unsigned long free = toss_node_free_pages(nid);
-
-		if (free >= tc->free_target)
-			return 0;
-		tc->nr_to_toss = min(tc->nr_to_toss, tc->free_target - free);
-	}
 	if (tc->nr_to_toss == ULONG_MAX)
 		return toss_node_pass(nid, tc, TOSS_PASS_ALL);
 	ret = toss_node_pass(nid, tc, TOSS_PASS_COLD);
 	if (ret || tc->nr_tossed >= tc->nr_to_toss)
 		return ret;
 	return toss_node_pass(nid, tc, TOSS_PASS_REST);
+}
+
+/* The toss proper: see toss_node_cache(). */
+static int __toss_node_cache(int nid, struct toss_control *tc)
+{
+	unsigned long cap = tc->nr_to_toss, free, before;
+	int ret, tries = 0;
+
+	if (!tc->free_target)
+		return toss_node_passes(nid, tc);
+	/*
+	 * A free memory target becomes the number of pages the node lacks.
+	 * Others allocate meanwhile: look again after each toss, a few times.
+	 */
+	do {
+		free = toss_node_free_pages(nid);
+		if (free >= tc->free_target)
+			return 0;
+		before = tc->nr_tossed;
+		tc->nr_to_toss = min(cap - before, tc->free_target - free) + before;
+		ret = toss_node_passes(nid, tc);
+	} while (!ret && tc->nr_tossed > before && tc->nr_tossed < cap &&
+		 ++tries < 4);
+	return ret;
 }
 
 /**
