@@ -1005,6 +1005,63 @@ cleanup:
 	return ret;
 }
 
+/* Fill the cpuset's node with anonymous memory, keep touching it. */
+static int hog(const char *cgroup, void *arg)
+{
+	size_t size = (size_t)arg, i;
+	char *p = malloc(size);
+
+	if (!p)
+		return 1;
+	for (;;)
+		for (i = 0; i < size; i += page_size)
+			p[i]++;
+	return 0;
+}
+
+/*
+ * Under memory pressure (a process filling the node while the toss runs),
+ * the toss finishes, and what it reports as tossed is no more than the
+ * node's clean page cache.
+ */
+static int test_toss_under_pressure(const char *root)
+{
+	long tossed, cached;
+	int ret = KSFT_FAIL, err;
+	char *cg, *hogcg = NULL;
+	double t;
+	pid_t pid = -1;
+
+	cg = make_cpuset("job", "1");
+	hogcg = make_cpuset("hog", "1");
+	if (!cg || !hogcg || fill_big_file(1) || fill_node(1, node_file[0]))
+		goto cleanup;
+	cached = resident_all_on(1) + resident_on(big_file, 1);
+	pid = cg_run_nowait(hogcg, hog, (void *)(400 * MiB));
+	if (pid < 0)
+		goto cleanup;
+	usleep(300000);
+	t = now();
+	err = toss(cg, "1");
+	t = now() - t;
+	tossed = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ");
+	ksft_print_msg("under pressure: %d after %.0f ms, %ld MiB tossed of %ld MiB cached before\n",
+		       err, t * 1000, tossed / MiB, cached * page_size / MiB);
+	/* (plus a little file system metadata cached on the node) */
+	if (err || tossed > cached * page_size + 4 * MiB ||
+	    resident_on(big_file, 1) > cached / 100)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	destroy(hogcg);
+	destroy(cg);
+	return ret;
+}
+
 #define SLAB_FILES	10000
 
 static int make_files(const char *cgroup, void *arg)
@@ -1564,6 +1621,7 @@ struct toss_test {
 	T(test_toss_parallel),
 	T(test_toss_scope_cgroup),
 	T(test_toss_slab),
+	T(test_toss_under_pressure),
 	T(test_toss_eperm),
 	T(test_toss_fatal_signal),
 	T(test_toss_rmdir_during),
