@@ -105,6 +105,38 @@ static char *make_cpuset(const char *name, const char *mems)
 	return cg;
 }
 
+/*
+ * Run @fn(@cg) in a child process, whose credentials it may change; it
+ * returns 0 or the number of the step that failed.
+ */
+static int run_steps(int (*fn)(const char *cg), const char *cg,
+		     const char *what)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		exit(fn(cg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		ksft_print_msg("%s step %d failed\n", what,
+			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return -1;
+	}
+	return 0;
+}
+
+/* Kill and reap a child, if any: a zombie would pin its cgroup's csses. */
+static void reap(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
 static void destroy(char *cg)
 {
 	if (!cg)
@@ -602,11 +634,7 @@ static int test_toss_mapped_survives(const char *root)
 	}
 	ret = KSFT_PASS;
 cleanup:
-	/* Reap it: a zombie would pin the cgroup's csses. */
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	reap(pid);
 	destroy(cg);
 	return ret;
 }
@@ -931,9 +959,8 @@ static int chown_cgroup(const char *cg, uid_t uid)
 static int test_toss_scope_cgroup(const char *root)
 {
 	char *a = NULL, *b = NULL, *ap = NULL, *x = NULL, *xy = NULL;
-	int ret = KSFT_FAIL, status, err;
+	int ret = KSFT_FAIL, err;
 	long a0, b0, p0;
-	pid_t pid;
 
 	a = make_cpuset("tenant_a", "1");
 	b = make_cpuset("tenant_b", "1");
@@ -956,19 +983,8 @@ static int test_toss_scope_cgroup(const char *root)
 	    p0 < FILE_SIZE / page_size * 99 / 100)
 		goto cleanup;
 
-	if (chown_cgroup(a, 65534))
+	if (chown_cgroup(a, 65534) || run_steps(delegated_child, a, "delegated"))
 		goto cleanup;
-	pid = fork();
-	if (pid < 0)
-		goto cleanup;
-	if (!pid)
-		exit(delegated_child(a));
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
-		ksft_print_msg("delegated step %d failed\n",
-			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		goto cleanup;
-	}
 	ksft_print_msg("scope=cgroup: a %ld -> %ld, a/protected %ld -> %ld, b %ld -> %ld\n",
 		       a0, resident_on(node_file[0], 1), p0,
 		       resident_on(node_file[3], 1), b0,
@@ -1053,10 +1069,7 @@ static int test_toss_under_pressure(const char *root)
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	reap(pid);
 	destroy(hogcg);
 	destroy(cg);
 	return ret;
@@ -1255,24 +1268,12 @@ static int eperm_child(const char *cg)
 
 static int test_toss_eperm(const char *root)
 {
-	int ret = KSFT_FAIL, status;
+	int ret = KSFT_FAIL;
 	char *cg;
-	pid_t pid;
 
 	cg = make_cpuset("job", "1");
-	if (!cg || fill_all_nodes())
+	if (!cg || fill_all_nodes() || run_steps(eperm_child, cg, "permission"))
 		goto cleanup;
-	pid = fork();
-	if (pid < 0)
-		goto cleanup;
-	if (!pid)
-		exit(eperm_child(cg));
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
-		ksft_print_msg("permission step %d failed\n",
-			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		goto cleanup;
-	}
 	ret = KSFT_PASS;
 cleanup:
 	destroy(cg);
@@ -1334,10 +1335,7 @@ static int test_toss_fatal_signal(const char *root)
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	reap(pid);
 	if (other)
 		cg_destroy(other);
 	free(other);
@@ -1384,10 +1382,7 @@ static int test_toss_rmdir_during(const char *root)
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	reap(pid);
 	destroy(cg);
 	return ret;
 }
