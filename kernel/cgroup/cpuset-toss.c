@@ -46,6 +46,7 @@
 
 #include <linux/capability.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/ctype.h>
 #include <linux/cgroup.h>
 #include <linux/cpuset.h>
@@ -322,20 +323,25 @@ static void toss_work_fn(struct work_struct *work)
 		complete(&tw->job->done);
 }
 
-/* The node whose CPUs work for @nid: itself, or the nearest with CPUs. */
-static int toss_cpu_node(int nid)
+/*
+ * The CPU that works for @nid: one of its own, or of the nearest node with
+ * CPUs.  The workqueue is per-CPU, so the walk stays on that CPU.
+ */
+static int toss_cpu(int nid)
 {
-	int n, best = NUMA_NO_NODE, dist = INT_MAX;
+	int n, best = nid, dist = INT_MAX;
+	unsigned int cpu;
 
-	if (node_state(nid, N_CPU))
-		return nid;
-	for_each_node_state(n, N_CPU) {
-		if (node_distance(nid, n) < dist) {
-			dist = node_distance(nid, n);
-			best = n;
+	if (!node_state(nid, N_CPU)) {
+		for_each_node_state(n, N_CPU) {
+			if (node_distance(nid, n) < dist) {
+				dist = node_distance(nid, n);
+				best = n;
+			}
 		}
 	}
-	return best;
+	cpu = cpumask_any_and(cpumask_of_node(best), cpu_online_mask);
+	return cpu < nr_cpu_ids ? cpu : raw_smp_processor_id();
 }
 
 /*
@@ -349,12 +355,14 @@ static int toss_round(struct toss_work *tw, int nr, struct toss_job *job)
 
 	atomic_set(&job->pending, nr + 1);
 	init_completion(&job->done);
+	/* Queue on online CPUs: an offlined CPU's work moves elsewhere. */
+	cpus_read_lock();
 	for (i = 0; i < nr; i++) {
 		INIT_WORK(&tw[i].work, toss_work_fn);
 		tw[i].job = job;
-		queue_work_node(toss_cpu_node(tw[i].nid),
-				toss_wq ?: system_unbound_wq, &tw[i].work);
+		queue_work_on(toss_cpu(tw[i].nid), toss_wq, &tw[i].work);
 	}
+	cpus_read_unlock();
 	if (!atomic_dec_and_test(&job->pending) &&
 	    wait_for_completion_killable(&job->done)) {
 		atomic_set(&job->abort, 1);
@@ -459,8 +467,11 @@ static struct cgroup_subsys_state *toss_memcg_css(struct cpuset *cs)
 
 static int __init cpuset_toss_init(void)
 {
-	toss_wq = alloc_workqueue("toss_cache", WQ_UNBOUND, 0);
-	return toss_wq ? 0 : -ENOMEM;
+	/* Per-CPU, and long walks must not hold up other work on the CPU. */
+	toss_wq = alloc_workqueue("toss_cache", WQ_CPU_INTENSIVE, 0);
+	if (!toss_wq)
+		toss_wq = system_wq;
+	return 0;
 }
 core_initcall(cpuset_toss_init);
 
