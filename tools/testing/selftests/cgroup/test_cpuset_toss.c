@@ -1061,7 +1061,7 @@ static int test_toss_under_pressure(const char *root)
 	err = toss(cg, "1");
 	t = now() - t;
 	tossed = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ");
-	ksft_print_msg("under pressure: %d after %.0f ms, %ld MiB tossed of %ld MiB cached before\n",
+	ksft_print_msg("under pressure: %d after %.0f ms, %ld MiB tossed of %ld MiB cached\n",
 		       err, t * 1000, tossed / MiB, cached * page_size / MiB);
 	/* (plus a little file system metadata cached on the node) */
 	if (err || tossed > cached * page_size + 4 * MiB ||
