@@ -27,8 +27,9 @@ git checkout -q -f -B export refs/tags/base
 git clean -q -fdx
 # Dated like this repository's last commit, so an export is byte-stable.
 date=$(git -C "$here" log -1 --format=%aI 2>/dev/null || echo 2024-11-17T00:00:00Z)
-while read -r p files; do
+while read -r p _; do
 	case "$p" in ''|'#'*) continue ;; esac
+	files=$(awk -v p="$p" '$1 == p { $1 = ""; print }' "$here/patches/new-files")
 	if ! git am -q --whitespace=nowarn "$here/patches/$p"; then
 		git am --abort || true
 		echo "export: $p does not apply to the base" >&2

@@ -34,8 +34,9 @@ else
 	rm -f "$GIT_INDEX_FILE"
 	git read-tree refs/tags/base
 	listed=()
-	while read -r p files; do
+	while read -r p _; do
 		case "$p" in ''|'#'*) continue ;; esac
+		files=$(awk -v p="$p" '$1 == p { $1 = ""; print }' "$here/patches/new-files")
 		f=$here/patches/$p
 		[ -f "$f" ] || { echo "tree: patches/series lists $p, which is missing" >&2; exit 1; }
 		if ! git apply --cached --check "$f" 2>"$src/.git/apply.err"; then
@@ -47,7 +48,7 @@ else
 		git apply --cached "$f"
 		# The new files that belong to the same upstream commit.
 		for n in $files; do
-			[ -f "$here/$n" ] || { echo "tree: patches/series names $n, which is missing" >&2; exit 1; }
+			[ -f "$here/$n" ] || { echo "tree: patches/new-files names $n, which is missing" >&2; exit 1; }
 			if git cat-file -e "refs/tags/base:$n" 2>/dev/null; then
 				echo "tree: $n exists upstream: change it with a patch, not a copy" >&2
 				exit 1
@@ -62,7 +63,7 @@ else
 		[ -d "$here/$d" ] || continue
 		for n in $(cd "$here" && find "$d" -type f | sort); do
 			case " ${listed[*]} " in *" $n "*) ;; *)
-				echo "tree: $n is not named in patches/series" >&2; exit 1 ;;
+				echo "tree: $n is not named in patches/new-files" >&2; exit 1 ;;
 			esac
 		done
 	done
