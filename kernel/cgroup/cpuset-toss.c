@@ -122,6 +122,17 @@ static int toss_parse_size(const char *str, unsigned long *pages)
 	return 0;
 }
 
+/* A key given once, whose value is @off or @on: sets *@set and *@val. */
+static int toss_parse_choice(const char *str, const char *off, const char *on,
+			     bool *set, bool *val)
+{
+	if (*set)
+		return -EINVAL;
+	*set = true;
+	*val = !strcmp(str, on);
+	return *val || !strcmp(str, off) ? 0 : -EINVAL;
+}
+
 /*
  * Parse "<amount> [key=value ...]".  Nothing is done here, so that bad input
  * changes nothing.
@@ -162,21 +173,13 @@ static int toss_parse(char *buf, struct toss_request *req)
 			req->nodes_set = true;
 			break;
 		case TOSS_KEY_SCOPE:
-			if (req->scope_set)
-				return -EINVAL;
-			req->scope_set = true;
-			if (!strcmp(args[0].from, "cgroup"))
-				req->scope_cgroup = true;
-			else if (strcmp(args[0].from, "node"))
+			if (toss_parse_choice(args[0].from, "node", "cgroup",
+					      &req->scope_set, &req->scope_cgroup))
 				return -EINVAL;
 			break;
 		case TOSS_KEY_SLAB:
-			if (req->slab_set)
-				return -EINVAL;
-			req->slab_set = true;
-			if (!strcmp(args[0].from, "1"))
-				req->slab = true;
-			else if (strcmp(args[0].from, "0"))
+			if (toss_parse_choice(args[0].from, "0", "1",
+					      &req->slab_set, &req->slab))
 				return -EINVAL;
 			break;
 		case TOSS_KEY_FREE:
