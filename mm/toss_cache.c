@@ -21,16 +21,21 @@
  * A walk of the node's pfns, as mm/damon/paddr.c walks physical ranges,
  * sees every folio of the node exactly once whatever the LRU flavour.  For
  * each pfn the folio flags are looked at without a reference, so the common
- * "not page cache" case costs a few loads.  A candidate is pinned with
- * folio_try_get(), trylocked (never waiting on I/O) and handed to
- * mapping_evict_folio(), which makes the same checks drop_caches makes:
- * not dirty, not under writeback, no extra references (a mapped folio has
- * one per mapping), buffers released.  shmem/tmpfs, anonymous and
- * unevictable folios are never candidates, so no data can be lost.
+ * "not page cache" case costs a few loads, and a free block is skipped
+ * whole.  A candidate is pinned with folio_try_get(), trylocked (never
+ * waiting on I/O) and checked as mapping_evict_folio() checks it, the
+ * checks drop_caches makes: not dirty, not under writeback, no extra
+ * references (a mapped folio has one per mapping), buffers released.
+ * shmem/tmpfs, anonymous and unevictable folios are never candidates, so
+ * no data can be lost.
  *
- * Evicted folios are released in batches with folios_put(), which takes
- * the LRU lock once per batch instead of once per folio: that is what lets
- * the walk keep up with drop_caches on the same data.
+ * Consecutive candidates of one file are removed from the page cache
+ * together, as __remove_mapping() removes one: under the inode's i_lock
+ * and the i_pages lock, taken once per batch; a folio goes only if its
+ * reference count freezes at the expected value and it is still clean.
+ * The removed folios are released in batches with folios_put(), which
+ * takes the LRU lock once per batch.  No folio stays locked across a
+ * reschedule.
  *
  * When only part of the cache is wanted (an amount, or a free memory target
  * for the node), a first pass takes the folios that are neither active nor
@@ -56,6 +61,7 @@
 #include <linux/sched/signal.h>
 #include <linux/ktime.h>
 #include <linux/memcontrol.h>
+#include <linux/fs.h>
 #include <linux/toss_cache.h>
 
 #include "internal.h"
@@ -210,21 +216,36 @@ put:
 }
 
 /*
- * Try to evict a pinned folio; returns the number of pages dropped.  Why a
- * folio stayed is counted in @tc when @count is set.
+ * Folios ready to leave the page cache: pinned, locked, checked, all of one
+ * mapping.  They are removed together under one hold of the mapping's
+ * locks, and then released together.
  */
-static long toss_folio(struct folio *folio, struct toss_control *tc,
-		       bool count)
+struct toss_batch {
+	struct address_space *mapping;
+	struct folio_batch locked;
+	unsigned long count;	/* bit i: count why folio i stayed */
+	unsigned long pending;	/* pages in @locked */
+	struct folio_batch release;
+};
+
+/*
+ * Lock a pinned folio and check it the way mapping_evict_folio() does.
+ * Returns its mapping with the folio locked, or NULL with it unlocked.
+ * Why a folio stayed is counted in @tc when @count is set.
+ */
+static struct address_space *toss_lock_folio(struct folio *folio,
+					      struct toss_control *tc,
+					      bool count)
 {
 	struct toss_control dummy = {};	/* counts nobody reads */
 	struct address_space *mapping;
-	long nr = 0;
+	long nr = folio_nr_pages(folio);
 
 	if (!count)
 		tc = &dummy;
 	if (!folio_trylock(folio)) {
-		tc->nr_busy += folio_nr_pages(folio);
-		return 0;
+		tc->nr_busy += nr;
+		return NULL;
 	}
 	mapping = folio_mapping(folio);
 	/* Truncated, or turned into something else, since we looked. */
@@ -232,22 +253,110 @@ static long toss_folio(struct folio *folio, struct toss_control *tc,
 	    shmem_mapping(mapping) || mapping_unevictable(mapping))
 		goto unlock;
 	if (folio_mapped(folio)) {
-		tc->nr_mapped += folio_nr_pages(folio);
+		tc->nr_mapped += nr;
 		goto unlock;
 	}
-	if (folio_test_dirty(folio) || folio_test_writeback(folio)) {
-		if (folio_test_dirty(folio))
-			tc->nr_dirty += folio_nr_pages(folio);
-		else
-			tc->nr_writeback += folio_nr_pages(folio);
+	if (folio_test_dirty(folio)) {
+		tc->nr_dirty += nr;
 		goto unlock;
 	}
-	nr = mapping_evict_folio(mapping, folio);
-	if (!nr)
-		tc->nr_busy += folio_nr_pages(folio);
+	if (folio_test_writeback(folio)) {
+		tc->nr_writeback += nr;
+		goto unlock;
+	}
+	/* Our reference, the page cache's, and one for private data. */
+	if (folio_ref_count(folio) > nr + folio_has_private(folio) + 1 ||
+	    !filemap_release_folio(folio, 0)) {
+		tc->nr_busy += nr;
+		goto unlock;
+	}
+	return mapping;
 unlock:
 	folio_unlock(folio);
-	return nr;
+	return NULL;
+}
+
+/*
+ * Remove the batch's folios from their mapping, as __remove_mapping() does
+ * for one: under the inode's i_lock and the i_pages lock, a folio goes only
+ * if its references freeze at ours plus the page cache's (nobody else holds
+ * it) and it is still clean once frozen.  Taking the locks once per batch
+ * instead of once per folio is where the walk gains on drop_caches.
+ */
+static void toss_flush(struct toss_batch *b, struct toss_control *tc)
+{
+	struct address_space *mapping = b->mapping;
+	void (*free_folio)(struct folio *folio);
+	unsigned long gone = 0;
+	unsigned int i, n = folio_batch_count(&b->locked);
+
+	if (!n)
+		return;
+	free_folio = mapping->a_ops->free_folio;
+	spin_lock(&mapping->host->i_lock);
+	xa_lock_irq(&mapping->i_pages);
+	for (i = 0; i < n; i++) {
+		struct folio *folio = b->locked.folios[i];
+		int refs = 1 + folio_nr_pages(folio);
+
+		if (!folio_ref_freeze(folio, refs))
+			continue;
+		/* folio_ref_freeze() ordered this test after the count's. */
+		if (unlikely(folio_test_dirty(folio))) {
+			folio_ref_unfreeze(folio, refs);
+			continue;
+		}
+		__filemap_remove_folio(folio, NULL);
+		gone |= 1UL << i;
+	}
+	xa_unlock_irq(&mapping->i_pages);
+	if (gone && mapping_shrinkable(mapping))
+		inode_add_lru(mapping->host);
+	spin_unlock(&mapping->host->i_lock);
+
+	for (i = 0; i < n; i++) {
+		struct folio *folio = b->locked.folios[i];
+		long nr = folio_nr_pages(folio);
+
+		if (gone & (1UL << i)) {
+			if (free_folio)
+				free_folio(folio);
+			folio_ref_unfreeze(folio, 1);
+			folio_unlock(folio);
+			tc->nr_tossed += nr;
+			/* Our reference is the last: the release batch frees it. */
+			if (!folio_batch_add(&b->release, folio))
+				folios_put(&b->release);
+			continue;
+		}
+		if (b->count & (1UL << i)) {
+			if (folio_test_dirty(folio))
+				tc->nr_dirty += nr;
+			else
+				tc->nr_busy += nr;
+		}
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+	folio_batch_reinit(&b->locked);
+	b->mapping = NULL;
+	b->count = 0;
+	b->pending = 0;
+}
+
+/* Queue a locked folio of @mapping for removal. */
+static void toss_queue(struct toss_batch *b, struct folio *folio,
+		       struct address_space *mapping, bool count,
+		       struct toss_control *tc)
+{
+	if (b->mapping != mapping)
+		toss_flush(b, tc);
+	b->mapping = mapping;
+	if (count)
+		b->count |= 1UL << folio_batch_count(&b->locked);
+	b->pending += folio_nr_pages(folio);
+	if (!folio_batch_add(&b->locked, folio))
+		toss_flush(b, tc);
 }
 
 /**
@@ -271,16 +380,38 @@ unsigned long toss_node_free_pages(int nid)
 	return sum_zone_node_page_state(nid, NR_FREE_PAGES);
 }
 
+/*
+ * A free block is skipped whole: the walk of a node of free memory costs
+ * one look per block of up to MAX_ORDER_NR_PAGES pages, not one per page.
+ * The order is read without the zone lock, as compaction reads it, and is
+ * only trusted when it is sane; a block allocated meanwhile holds nothing
+ * stale that a toss could want.  Returns the pfns to skip after @pfn.
+ */
+static unsigned long toss_free_block_tail(unsigned long pfn)
+{
+	struct page *page = pfn_to_online_page(pfn);
+	unsigned long order;
+
+	if (!page || !PageBuddy(page))
+		return 0;
+	order = buddy_order_unsafe(page);
+	if (order > MAX_PAGE_ORDER || !IS_ALIGNED(pfn, 1UL << order))
+		return 0;
+	return (1UL << order) - 1;
+}
+
 static int toss_node_pass(int nid, struct toss_control *tc,
 			  enum toss_pass pass)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
 	unsigned long pfn = pgdat->node_start_pfn;
 	unsigned long end_pfn = pgdat_end_pfn(pgdat);
-	struct folio_batch fbatch;
+	struct toss_batch b = { .mapping = NULL };
 	int ret = 0;
 
-	folio_batch_init(&fbatch);
+	BUILD_BUG_ON(PAGEVEC_SIZE > BITS_PER_LONG);
+	folio_batch_init(&b.locked);
+	folio_batch_init(&b.release);
 	while (pfn < end_pfn && tc->nr_tossed < tc->nr_to_toss) {
 		unsigned long batch_end = min(end_pfn, pfn + TOSS_PFN_BATCH);
 
@@ -288,34 +419,36 @@ static int toss_node_pass(int nid, struct toss_control *tc,
 		tc->last_memcg = NULL;
 
 		for (; pfn < batch_end; pfn++) {
+			struct address_space *mapping;
 			struct folio *folio;
 			bool count;
-			long nr;
 
 			folio = toss_get_folio(pfn, nid, tc, pass, &count);
-			if (!folio)
-				continue;
-			/* A partial toss never drops more than it was asked. */
-			if (folio_nr_pages(folio) > tc->nr_to_toss - tc->nr_tossed) {
-				folio_put(folio);
+			if (!folio) {
+				pfn += toss_free_block_tail(pfn);
 				continue;
 			}
-			nr = toss_folio(folio, tc, count);
 			/* Skip the rest of a large folio. */
 			pfn = folio_pfn(folio) + folio_nr_pages(folio) - 1;
-			if (!nr) {
+			/* A partial toss never drops more than it was asked. */
+			if (folio_nr_pages(folio) >
+			    tc->nr_to_toss - tc->nr_tossed - b.pending) {
 				folio_put(folio);
 				continue;
 			}
-			tc->nr_tossed += nr;
-			/* Our reference is the last: the batch frees it. */
-			if (!folio_batch_add(&fbatch, folio))
-				folios_put(&fbatch);
-			if (tc->nr_tossed >= tc->nr_to_toss)
+			mapping = toss_lock_folio(folio, tc, count);
+			if (!mapping) {
+				folio_put(folio);
+				continue;
+			}
+			toss_queue(&b, folio, mapping, count, tc);
+			if (tc->nr_tossed + b.pending >= tc->nr_to_toss)
 				break;
 		}
-		if (folio_batch_count(&fbatch))
-			folios_put(&fbatch);
+		/* No folio stays locked across a reschedule. */
+		toss_flush(&b, tc);
+		if (folio_batch_count(&b.release))
+			folios_put(&b.release);
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;
@@ -326,8 +459,6 @@ static int toss_node_pass(int nid, struct toss_control *tc,
 		}
 		cond_resched();
 	}
-	if (folio_batch_count(&fbatch))
-		folios_put(&fbatch);
 	return ret;
 }
 
