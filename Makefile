@@ -35,6 +35,8 @@ BSRC       := $(BUILD)/baseline/src
 BOBJ       := $(BUILD)/baseline/obj
 KERNEL     := $(OBJ)/arch/x86/boot/bzImage
 BKERNEL    := $(BOBJ)/arch/x86/boot/bzImage
+XOBJ       := $(BUILD)/bench/obj
+XKERNEL    := $(XOBJ)/arch/x86/boot/bzImage
 BIN        := $(BUILD)/bin
 INITRAMFS  := $(BUILD)/initramfs.cpio.gz
 FRAGMENTS  := $(TOP)/configs/lean.config $(TOP)/configs/debug.config
@@ -44,7 +46,7 @@ SELFTESTS  := test_cpuset_toss test_core test_cpuset test_memcontrol
 SELFSH     := test_cpuset_prs.sh test_cpuset_v1_base.sh
 STDIR       = $(SRC)/tools/testing/selftests
 
-.PHONY: all help deps base tree kernel kernel-baseline tests initramfs demo \
+.PHONY: all help deps base tree kernel kernel-baseline kernel-bench bench tests initramfs demo \
 	check check-toss check-upstream vm-run vm-run-baseline patches \
 	checkpatch lint clean distclean
 
@@ -58,11 +60,15 @@ help:
 	@echo '  make check           build what is needed and run every test in the VM'
 	@echo '  make check-toss      only our selftest (test_cpuset_toss) and the demo'
 	@echo '  make check-upstream  only the upstream cgroup selftests, patched vs baseline kernel'
+	@echo '  make bench           benchmark the toss against drop_caches, fadvise and'
+	@echo '                       memory.reclaim (non-debug kernel); writes bench/results'
+	@echo '                       (BENCH_QUICK=1: a short run, same tables)'
 	@echo '  make vm-run CMD=...  boot the test kernel, run CMD as root, print its output,'
 	@echo '                       exit with its status; VMFILES=dir is copied to /extra'
 	@echo '  make vm-run-baseline the same on the unpatched baseline kernel'
 	@echo '  make kernel          build the patched test kernel (build/debug/obj)'
 	@echo '  make kernel-baseline build the unpatched kernel (build/baseline/obj)'
+	@echo '  make kernel-bench    build the patched kernel without debug options (build/bench/obj)'
 	@echo '  make tests           build the static test programs (build/bin)'
 	@echo '  make initramfs       build the VM initramfs'
 	@echo '  make patches         export the upstream-style series to build/patches'
@@ -91,6 +97,10 @@ tree: base
 
 kernel: tree
 	@$(TOP)/scripts/kbuild.sh $(SRC) $(OBJ) $(FRAGMENTS)
+
+# The benchmark kernel: the same patched sources, without the debug options.
+kernel-bench: tree
+	@$(TOP)/scripts/kbuild.sh $(SRC) $(XOBJ) $(TOP)/configs/lean.config $(TOP)/configs/bench.config
 
 kernel-baseline: base
 	@$(TOP)/scripts/tree.sh $(BSRC) base >/dev/null
@@ -126,6 +136,13 @@ vm-run: kernel initramfs
 vm-run-baseline: kernel-baseline initramfs
 	@$(VMRUN) -k $(BKERNEL) $(if $(VMFILES),-f $(VMFILES)) $(if $(KEEP_DISK),-d $(KEEP_DISK)) -- "$$VMRUN_CMD"
 
+# Benchmarks: the non-debug kernel on four 2 GiB nodes, every method on the
+# same data in one boot; results in bench/results.  BENCH_QUICK=1 for a
+# short run on every change to the toss path.
+bench: PKGS += gnuplot-nox
+bench: deps kernel-bench initramfs
+	@$(TOP)/scripts/bench.sh $(XKERNEL) $(INITRAMFS) $(TOP)/bench/results
+
 check: deps kernel kernel-baseline initramfs
 	@$(TOP)/scripts/check.sh all
 
@@ -152,7 +169,7 @@ lint: checkpatch kernel
 
 clean:
 	rm -rf $(BUILD)/bin $(BUILD)/initramfs.cpio.gz $(BUILD)/*.log $(BUILD)/patches \
-		$(BUILD)/results $(OBJ) $(BOBJ)
+		$(BUILD)/results $(OBJ) $(BOBJ) $(XOBJ)
 
 distclean:
 	rm -rf $(BUILD)

@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn toss-bench samples (SAMPLE {json} lines of the bench VM's console)
+into tables on stdout, latest.md, latest.json and gnuplot charts."""
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+
+GIB = 1 << 30
+MIB = 1 << 20
+PEERS = ["drop_caches", "fadvise", "memory.reclaim"]
+
+
+def load(log):
+    samples, kernel = [], "unknown"
+    with open(log, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("SAMPLE "):
+                samples.append(json.loads(line[7:]))
+            elif line.startswith("BENCH-KERNEL "):
+                kernel = line.split(" ", 1)[1]
+    return samples, kernel
+
+
+def group(samples):
+    g = {}
+    for s in samples:
+        g.setdefault((s["scenario"], s["method"], s["mglru"], s["bytes"]), []).append(s)
+    return g
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def agg(key, ss):
+    sec = [s["seconds"] for s in ss]
+    dropped = med([s.get("dropped", s.get("node1_dropped", 0)) for s in ss])
+    row = {
+        "scenario": key[0], "method": key[1], "mglru": key[2], "bytes": key[3],
+        "seconds_median": med(sec), "seconds_min": min(sec), "seconds_max": max(sec),
+        "gib_per_s": None, "collateral_bytes": None, "locality_pct": None,
+        "samples": len(ss), "dropped_bytes_median": dropped,
+        "errors": sorted({s["errno"] for s in ss if s.get("errno")}),
+    }
+    if key[0] in ("1", "2", "4") and row["seconds_median"] > 0:
+        row["gib_per_s"] = dropped / GIB / row["seconds_median"]
+    if "collateral_bytes" in ss[0]:
+        row["collateral_bytes"] = max(s["collateral_bytes"] for s in ss)
+    if key[0] == "5":
+        row["locality_pct"] = med([s["locality_pct"] for s in ss])
+        for k in ("numa_hit", "numa_miss", "node1_dropped", "needed", "others_before"):
+            row[k] = med([s[k] for s in ss])
+        row["free_arg"] = ss[0]["free_arg"]
+    if key[0] == "3":
+        row["node_file_bytes"] = med([s["node_file_bytes"] for s in ss])
+        row["node_anon_bytes"] = med([s["node_anon_bytes"] for s in ss])
+    return row
+
+
+def fmt_s(r):
+    return "%.3f (%.3f-%.3f)" % (r["seconds_median"], r["seconds_min"], r["seconds_max"])
+
+
+def table(head, rows):
+    w = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    line = lambda cells: "| " + " | ".join(str(c).ljust(n) for c, n in zip(cells, w)) + " |"
+    out = [line(head), "|" + "|".join("-" * (n + 2) for n in w) + "|"]
+    out += [line(r) for r in rows]
+    return "\n".join(out)
+
+
+def report(rows, a):
+    by = {(r["scenario"], r["method"], r["mglru"], r["bytes"]): r for r in rows}
+    md, targets, plots = [], [], {}
+    get = lambda *k: by.get(k)
+
+    # 1: throughput
+    s1 = [r for r in rows if r["scenario"] == "1"]
+    if s1:
+        md.append("## 1. Throughput: clean cache of one node dropped, GiB/s\n")
+        md.append("Median of %d repetitions; seconds as median (min-max). "
+                  "`toss` writes `1`, `toss_size` writes the data's size in bytes. "
+                  "Ratios are ours (`toss`) over each peer, per GiB dropped.\n" % a.reps)
+        worst = {p: None for p in PEERS}
+        for mg in ("on", "off"):
+            sizes = sorted({r["bytes"] for r in s1 if r["mglru"] == mg})
+            if not sizes:
+                continue
+            methods = [m for m in PEERS + ["toss", "toss_size"]
+                       if any(r["method"] == m for r in s1)]
+            head = ["MGLRU %s, size" % mg] + methods + ["toss/" + p for p in PEERS]
+            body = []
+            for b in sizes:
+                cells = ["%.2f GiB" % (b / GIB)]
+                for m in methods:
+                    r = get("1", m, mg, b)
+                    cells.append("%.2f GiB/s, %s s%s" % (r["gib_per_s"], fmt_s(r),
+                                 " err %s" % r["errors"] if r["errors"] else "") if r else "-")
+                ours = get("1", "toss", mg, b)
+                for p in PEERS:
+                    peer = get("1", p, mg, b)
+                    if ours and peer and peer["gib_per_s"]:
+                        ratio = ours["gib_per_s"] / peer["gib_per_s"]
+                        cells.append("%.2fx" % ratio)
+                        if worst[p] is None or ratio < worst[p][0]:
+                            worst[p] = (ratio, b, mg)
+                    else:
+                        cells.append("-")
+                body.append(cells)
+                plots.setdefault("throughput", []).append(
+                    (mg, b, [get("1", m, mg, b)["gib_per_s"] if get("1", m, mg, b) else 0
+                             for m in methods], methods))
+            md.append(table(head, body) + "\n")
+        for p, want in (("drop_caches", 1.2), ("fadvise", 1.1)):
+            if worst[p]:
+                r, b, mg = worst[p]
+                targets.append(("Throughput >= %.1fx %s (worst size)" % (want, p),
+                                "%.2fx at %.2f GiB, MGLRU %s" % (r, b / GIB, mg), r >= want))
+
+    # 2: collateral damage
+    s2 = [r for r in rows if r["scenario"] == "2"]
+    if s2:
+        per = s2[0]["bytes"]
+        md.append("## 2. Collateral damage: the job's cpuset owns node 1, every node holds %d MiB of cache\n" % (per // MIB))
+        md.append("`memory.reclaim` and `fadvise` are given what they need and a job manager "
+                  "usually does not have: the cgroup that read node 1's cache (`old1`) and its files. "
+                  "`toss_scope_cgroup` tosses in `old1`.\n")
+        body = []
+        for r in s2:
+            body.append([r["method"], fmt_s(r), "%d MiB" % (r["dropped_bytes_median"] // MIB),
+                         "%d MiB" % (r["collateral_bytes"] // MIB),
+                         "%d bytes" % r["collateral_bytes"]])
+        md.append(table(["method", "seconds", "node 1 dropped", "other nodes lost (max)",
+                         "exact"], body) + "\n")
+        for m in ("toss", "toss_scope_cgroup"):
+            r = get("2", m, "on", per)
+            if r:
+                targets.append(("Collateral damage of %s: 0 bytes" % m,
+                                "%d bytes" % r["collateral_bytes"], r["collateral_bytes"] == 0))
+
+    # 3: the cost of nothing
+    s3 = [r for r in rows if r["scenario"] == "3"]
+    gib1 = get("1", "toss", "on", GIB)
+    if s3:
+        md.append("## 3. The cost of nothing: a toss of a node with no page cache\n")
+        body = []
+        for r in s3:
+            node_gib = r["bytes"] / GIB
+            per_gib = r["seconds_median"] / node_gib
+            cells = [r["method"], "%.2f GiB" % node_gib,
+                     "%d MiB" % (r["node_anon_bytes"] // MIB),
+                     "%.2f ms (%.2f-%.2f)" % (r["seconds_median"] * 1e3, r["seconds_min"] * 1e3,
+                                             r["seconds_max"] * 1e3),
+                     "%.3f ms" % (per_gib * 1e3), "%.2f s" % (per_gib * 1024)]
+            if gib1:
+                toss_gib = gib1["seconds_median"] / (gib1["dropped_bytes_median"] / GIB)
+                pct = 100 * per_gib / toss_gib
+                cells.append("%.2f%%" % pct)
+                if r["method"] == "toss_empty_node":
+                    targets.append(("Empty-node walk per GiB < 1% of tossing 1 GiB",
+                                    "%.2f%% (%.3f ms per GiB of node; 1 TiB node: %.2f s)" %
+                                    (pct, per_gib * 1e3, per_gib * 1024), pct < 1))
+            else:
+                cells.append("-")
+            body.append(cells)
+        md.append(table(["case", "node memory", "anon on node", "toss time", "per GiB of node",
+                         "1 TiB node (extrapolated)", "vs tossing 1 GiB"], body) + "\n")
+        if gib1:
+            md.append("Tossing 1 GiB of cache (scenario 1, MGLRU on): %.3f s.\n" % gib1["seconds_median"])
+
+    # 4: parallelism
+    s4 = [r for r in rows if r["scenario"] == "4"]
+    if s4:
+        per = s4[0]["bytes"]
+        one = get("4", "toss_1_node", "on", per)
+        md.append("## 4. Parallelism: %d MiB of cache on each node, tossed on 1, 2 or 3 nodes at once\n" % (per // MIB))
+        body = []
+        for r in s4:
+            body.append([r["method"], fmt_s(r), "%d MiB" % (r["dropped_bytes_median"] // MIB),
+                         "%.2fx" % (r["seconds_median"] / one["seconds_median"]) if one else "-"])
+            plots.setdefault("parallel", []).append((r["method"], r["seconds_median"]))
+        md.append(table(["toss", "seconds", "dropped", "wall time vs 1 node"], body) + "\n")
+        three = get("4", "toss_3_nodes", "on", per)
+        if one and three:
+            ratio = three["seconds_median"] / one["seconds_median"]
+            targets.append(("Three nodes at once < 1.5x one node", "%.2fx" % ratio, ratio < 1.5))
+
+    # 5: the job's view
+    s5 = [r for r in rows if r["scenario"] == "5"]
+    if s5:
+        job = s5[0]["bytes"]
+        md.append("## 5. The job's view: %d MiB first-touched by a thread on node 1, node 1 full of stale cache\n" % (job // MIB))
+        md.append("The job's cpuset spans nodes 0-2; `toss` writes `1` to it (all three nodes), "
+                  "`toss_free` writes `1 free=<job + 32 MiB>`. Locality: share of the job's pages "
+                  "on node 1 (`move_pages(2)`); numa_hit on node 1 and numa_miss on the others "
+                  "during the job; other nodes' cache: of what nodes 0, 2 and 3 held.\n")
+        for mg in ("on", "off"):
+            body = []
+            for r in [r for r in s5 if r["mglru"] == mg]:
+                kept = 100.0 * (1 - r["collateral_bytes"] / r["others_before"]) if r["others_before"] else 100
+                body.append([r["method"], "%.2f%%" % r["locality_pct"], r["numa_hit"], r["numa_miss"],
+                             "%d MiB" % (r["node1_dropped"] // MIB),
+                             "%d MiB" % (r["needed"] // MIB) if r["method"] == "toss_free" else "-",
+                             "%.1f%%" % kept, "%.3f s" % r["seconds_median"]])
+                plots.setdefault("locality", []).append((mg, r["method"], r["locality_pct"]))
+                if r["method"] == "toss":
+                    targets.append(("Job locality after toss >= 99%% (MGLRU %s)" % mg,
+                                    "%.2f%%" % r["locality_pct"], r["locality_pct"] >= 99))
+                if r["method"] == "toss_free":
+                    targets.append(("Job locality after toss free= >= 99%% (MGLRU %s)" % mg,
+                                    "%.2f%%" % r["locality_pct"], r["locality_pct"] >= 99))
+                    if r["needed"]:
+                        over = r["node1_dropped"] / r["needed"]
+                        targets.append(("free= drops at most 1.1x what the job needed (MGLRU %s)" % mg,
+                                        "%.2fx (%d of %d MiB)" % (over, r["node1_dropped"] // MIB,
+                                                                 r["needed"] // MIB), over <= 1.1))
+            if body:
+                md.append(table(["MGLRU %s: method" % mg, "locality", "numa_hit (node 1)",
+                                 "numa_miss (others)", "node 1 cache dropped", "needed",
+                                 "other nodes' cache kept", "drop time"], body) + "\n")
+    return md, targets, plots
+
+
+def charts(plots, out):
+    if not shutil.which("gnuplot"):
+        return ["(gnuplot not installed: no charts)"]
+    made = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tp = [p for p in plots.get("throughput", []) if p[0] == "on"]
+        if tp:
+            methods = tp[0][3]
+            with open(os.path.join(tmp, "t.dat"), "w") as f:
+                for mg, b, vals, _ in tp:
+                    f.write("%.2f %s\n" % (b / GIB, " ".join("%.4f" % v for v in vals)))
+            cols = ", ".join("'%s' using %d:xtic(1) title '%s'" % (os.path.join(tmp, "t.dat"), i + 2, m)
+                             for i, m in enumerate(methods))
+            script = ("set terminal png size 900,500\nset output '%s'\n"
+                      "set title \"Dropping one node's clean page cache (MGLRU on, higher is better)\"\n"
+                      "set style data histograms\nset style histogram clustered gap 1\n"
+                      "set style fill solid 0.8 border -1\nset ylabel 'GiB/s'\nset xlabel 'GiB of cache'\n"
+                      "set key outside right\nset yrange [0:*]\nplot %s\n"
+                      % (os.path.join(out, "throughput.png"), cols))
+            subprocess.run(["gnuplot"], input=script, text=True, check=True)
+            made.append("throughput.png")
+        lp = plots.get("locality", [])
+        if lp:
+            methods = []
+            for _, m, _ in lp:
+                if m not in methods:
+                    methods.append(m)
+            val = {(mg, m): v for mg, m, v in lp}
+            with open(os.path.join(tmp, "l.dat"), "w") as f:
+                for m in methods:
+                    f.write("%s %.3f %.3f\n" % (m, val.get(("on", m), 0), val.get(("off", m), 0)))
+            d = os.path.join(tmp, "l.dat")
+            script = ("set terminal png size 900,500\nset output '%s'\n"
+                      "set title \"Share of the job's pages on its own node (higher is better)\"\n"
+                      "set style data histograms\nset style histogram clustered gap 1\n"
+                      "set style fill solid 0.8 border -1\nset ylabel '%% of pages on node 1'\n"
+                      "set yrange [0:105]\nset key outside right\n"
+                      "plot '%s' using 2:xtic(1) title 'MGLRU on', '' using 3 title 'MGLRU off'\n"
+                      % (os.path.join(out, "locality.png"), d))
+            subprocess.run(["gnuplot"], input=script, text=True, check=True)
+            made.append("locality.png")
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--qemu", default="")
+    ap.add_argument("--accel", default="tcg")
+    ap.add_argument("--node-mem", default="2G")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--commit", default="")
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+
+    samples, kernel = load(a.log)
+    if not samples:
+        raise SystemExit("report: no samples in %s" % a.log)
+    rows = [agg(k, v) for k, v in group(samples).items()]
+    md, targets, plots = report(rows, a)
+    os.makedirs(a.out, exist_ok=True)
+    made = charts(plots, a.out)
+
+    head = ["# `make bench%s`: cpuset.memory_toss_cache against its peers\n" % (" BENCH_QUICK=1" if a.quick else ""),
+            "- Date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "- Guest kernel: %s (non-debug bench config, commit %s)" % (kernel, a.commit),
+            "- QEMU: %s, accelerator %s" % (a.qemu, a.accel.upper()),
+            "- VM: 4 NUMA nodes of %s; nodes 0-2 with one vCPU each, node 3 without CPU; "
+            "host: %d cores" % (a.node_mem, os.cpu_count()),
+            "- Repetitions: %d%s" % (a.reps, " (quick run: smaller data sets)" if a.quick else ""),
+            ""]
+    tgt = ["## Targets\n", table(["target", "measured", "met"],
+                                 [[t, m, "yes" if ok else "NO"] for t, m, ok in targets]) + "\n"]
+    pics = ["![%s](%s)" % (p, p) for p in made if p.endswith(".png")]
+    text = "\n".join(head + tgt + md + pics) + "\n"
+    with open(os.path.join(a.out, "latest.md"), "w") as f:
+        f.write(text)
+    keys = ["scenario", "method", "mglru", "bytes", "seconds_median", "seconds_min",
+            "seconds_max", "gib_per_s", "collateral_bytes", "locality_pct"]
+    out = []
+    for r in sorted(rows, key=lambda r: (r["scenario"], r["mglru"], r["bytes"], r["method"])):
+        o = {k: r[k] for k in keys}
+        o["scenario"] = int(o["scenario"])
+        o["detail"] = {k: v for k, v in r.items() if k not in keys}
+        out.append(o)
+    with open(os.path.join(a.out, "latest.json"), "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    print("\n".join(tgt + md))
+    print("bench: wrote %s/latest.md, latest.json%s" % (a.out, "".join(", " + p for p in made)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,796 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * toss-bench: runs inside the bench VM (see scripts/bench.sh) and measures
+ * cpuset.memory_toss_cache against the ways sites drop page cache today:
+ * drop_caches, posix_fadvise(POSIX_FADV_DONTNEED) and memory.reclaim, on
+ * the same data in the same boot.
+ *
+ *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5
+ *
+ * Every measurement is printed as one line "SAMPLE {json}"; the host side
+ * (bench/report.py) turns them into the tables, latest.md, latest.json and
+ * the charts.  Human-readable progress goes to stderr.
+ *
+ * All page cache is made by processes inside cpusets with cpuset.mems set
+ * to the node it must land on, and checked with the nodes' meminfo.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#define CG	"/sys/fs/cgroup/bench"
+#define DIR	"/mnt/scratch/bench"
+#define MiB	(1024UL * 1024)
+#define GiB	(1024UL * MiB)
+#define NODES	4
+
+static int reps = 5;
+static int quick;
+static const char *mglru = "on";
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "toss-bench: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Write @val to @path; 0 or -errno. */
+static int put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+static void putf(const char *path, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	err = put(path, buf);
+	if (err)
+		die("writing '%s' to %s: %s", buf, path, strerror(-err));
+}
+
+/* A field of node @n's meminfo, in bytes ("FilePages", "MemFree", ...). */
+static unsigned long node_meminfo(int n, const char *key)
+{
+	char path[96], line[256], k[64];
+	unsigned long v = 0, kb;
+	int node;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", n);
+	f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %d %63[^:]: %lu", &node, k, &kb) == 3 &&
+		    !strcmp(k, key))
+			v = kb * 1024;
+	fclose(f);
+	return v;
+}
+
+static unsigned long node_file(int n)
+{
+	return node_meminfo(n, "FilePages");
+}
+
+static unsigned long node_numastat(int n, const char *key)
+{
+	char path[96], k[64];
+	unsigned long v, r = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/numastat", n);
+	f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while (fscanf(f, "%63s %lu", k, &v) == 2)
+		if (!strcmp(k, key))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+static void snap(unsigned long *file)
+{
+	for (int n = 0; n < NODES; n++)
+		file[n] = node_file(n);
+}
+
+/* Bytes of page cache node @n lost between two snapshots. */
+static unsigned long lost(const unsigned long *a, const unsigned long *b, int n)
+{
+	return a[n] > b[n] ? a[n] - b[n] : 0;
+}
+
+/* A cpuset under CG with the given cpus and mems. */
+static void mkcg(const char *name, const char *cpus, const char *mems)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), CG "/%s", name);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		die("mkdir %s: %s", path, strerror(errno));
+	snprintf(path, sizeof(path), CG "/%s/cpuset.cpus", name);
+	putf(path, "%s", cpus);
+	snprintf(path, sizeof(path), CG "/%s/cpuset.mems", name);
+	putf(path, "%s", mems);
+}
+
+static void rmcg(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), CG "/%s", name);
+	rmdir(path);
+}
+
+static void cg_enter(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), CG "/%s/cgroup.procs", name);
+	putf(path, "%d", getpid());
+}
+
+/* Write @val to the file @file of cgroup @name; 0 or -errno. */
+static int cg_put(const char *name, const char *file, const char *val)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), CG "/%s/%s", name, file);
+	return put(path, val);
+}
+
+static void drop_all(void)
+{
+	sync();
+	if (put("/proc/sys/vm/drop_caches", "3"))
+		die("drop_caches: %s", strerror(errno));
+}
+
+static char *buf;
+
+/*
+ * Create @path with @bytes of data, written with O_DIRECT so that the data
+ * goes to the disk without a copy through the page cache (much faster under
+ * TCG); a file of the right size is reused.
+ */
+static void make_file(const char *path, unsigned long bytes)
+{
+	unsigned long done;
+	struct stat st;
+	int fd;
+
+	if (!stat(path, &st) && (unsigned long)st.st_size == bytes)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0644);
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	for (done = 0; done < bytes; done += 2 * MiB) {
+		memset(buf, (int)(done >> 21) | 1, 2 * MiB);
+		if (write(fd, buf, 2 * MiB) != 2 * MiB)
+			die("write %s: %s", path, strerror(errno));
+	}
+	if (fsync(fd))
+		die("fsync %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/*
+ * Read @n files from inside cpuset @cg: their cache lands on its mems.  A
+ * one-byte pread() per page waits for each page without copying it all to
+ * user space, which TCG makes slow; readahead() first keeps the disk busy.
+ */
+static void populate(const char *cg, char **paths, int n)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		cg_enter(cg);
+		for (int i = 0; i < n; i++) {
+			int fd = open(paths[i], O_RDONLY);
+			struct stat sb;
+
+			if (fd < 0 || fstat(fd, &sb))
+				die("%s: %s", paths[i], strerror(errno));
+			readahead(fd, 0, sb.st_size);
+			for (off_t o = 0; o < sb.st_size; o += 4096)
+				if (pread(fd, buf, 1, o) != 1)
+					die("read %s: %s", paths[i], strerror(errno));
+			close(fd);
+		}
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		die("populating from %s failed", cg);
+}
+
+/* ---- the methods ---------------------------------------------------- */
+
+struct target {
+	const char *cg;		/* cpuset (and memcg) that read the files */
+	char **paths;		/* the files that hold the cache */
+	int npaths;
+	unsigned long bytes;	/* their size */
+	const char *toss;	/* what to write to cpuset.memory_toss_cache */
+	const char *reclaim_cg;	/* memcg for memory.reclaim, default cg */
+};
+
+/* Returns the seconds taken, or a negative errno. */
+typedef double (*method_fn)(struct target *t, int *err);
+
+static double m_drop_caches(struct target *t, int *err)
+{
+	double t0 = now();
+
+	(void)t;
+	*err = put("/proc/sys/vm/drop_caches", "1");
+	return now() - t0;
+}
+
+static double m_fadvise(struct target *t, int *err)
+{
+	double t0 = now();
+
+	*err = 0;
+	for (int i = 0; i < t->npaths; i++) {
+		int fd = open(t->paths[i], O_RDONLY);
+		int rc;
+
+		if (fd < 0) {
+			*err = -errno;
+			break;
+		}
+		/* glibc returns the error, it does not set errno */
+		rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		close(fd);
+		if (rc) {
+			*err = -rc;
+			break;
+		}
+	}
+	return now() - t0;
+}
+
+static double m_reclaim(struct target *t, int *err)
+{
+	char val[64];
+	double t0;
+
+	snprintf(val, sizeof(val), "%lu swappiness=0", t->bytes);
+	t0 = now();
+	*err = cg_put(t->reclaim_cg ? t->reclaim_cg : t->cg, "memory.reclaim", val);
+	return now() - t0;
+}
+
+static double m_toss(struct target *t, int *err)
+{
+	double t0 = now();
+
+	*err = cg_put(t->cg, "cpuset.memory_toss_cache", t->toss ? t->toss : "1");
+	return now() - t0;
+}
+
+static void sample_begin(const char *scenario, const char *method)
+{
+	printf("SAMPLE {\"scenario\": \"%s\", \"method\": \"%s\", \"mglru\": \"%s\"",
+	       scenario, method, mglru);
+}
+
+static void sample_end(void)
+{
+	printf("}\n");
+	fflush(stdout);
+}
+
+static void set_mglru(int on)
+{
+	if (put("/sys/kernel/mm/lru_gen/enabled", on ? "y" : "n"))
+		die("cannot switch MGLRU %s", on ? "on" : "off");
+	mglru = on ? "on" : "off";
+}
+
+static void paths_for(char **paths, const char *stem, int n)
+{
+	for (int i = 0; i < n; i++) {
+		paths[i] = malloc(96);
+		snprintf(paths[i], 96, DIR "/%s%d", stem, i);
+	}
+}
+
+/* ---- 1: throughput ----------------------------------------------------- */
+
+static void scenario1(void)
+{
+	static const unsigned long mib[] = { 256, 512, 1024, 1536 };
+	static const struct { const char *name; method_fn fn; const char *toss; } m[] = {
+		{ "drop_caches", m_drop_caches, NULL },
+		{ "fadvise", m_fadvise, NULL },
+		{ "memory.reclaim", m_reclaim, NULL },
+		{ "toss", m_toss, "1" },
+		{ "toss_size", m_toss, NULL },	/* the size of the data */
+	};
+	char *path[1];
+	char size[32];
+
+	paths_for(path, "s1-", 1);
+	mkcg("s1", "1", "1");
+	for (unsigned int s = 0; s < sizeof(mib) / sizeof(mib[0]); s++) {
+		unsigned long bytes = mib[s] * MiB;
+		struct target t = { "s1", path, 1, bytes, NULL, NULL };
+
+		drop_all();
+		make_file(path[0], bytes);
+		snprintf(size, sizeof(size), "%lu", bytes);
+		for (int r = 0; r < reps; r++) {
+			for (unsigned int i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+				unsigned long a[NODES], b[NODES];
+				double sec;
+				int err;
+
+				drop_all();
+				populate("s1", path, 1);
+				snap(a);
+				if (a[1] < bytes * 98 / 100)
+					die("scenario 1: only %lu of %lu bytes of cache on node 1",
+					    a[1], bytes);
+				t.toss = m[i].toss ? m[i].toss : size;
+				sec = m[i].fn(&t, &err);
+				snap(b);
+				sample_begin("1", m[i].name);
+				printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
+				       ", \"collateral_bytes\": %lu, \"errno\": %d",
+				       bytes, sec, lost(a, b, 1),
+				       lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3), -err);
+				sample_end();
+				say("  s1 mglru=%s %4lu MiB %-15s %.3f s, dropped %lu MiB%s\n",
+				    mglru, mib[s], m[i].name, sec, lost(a, b, 1) / MiB,
+				    err ? " (error)" : "");
+			}
+		}
+	}
+	rmcg("s1");
+}
+
+/* ---- 2: collateral damage ---------------------------------------------- */
+
+static void scenario2(void)
+{
+	unsigned long per = (quick ? 128 : 256) * MiB;
+	static const struct { const char *name; method_fn fn; const char *toss; } m[] = {
+		{ "drop_caches", m_drop_caches, NULL },
+		{ "fadvise", m_fadvise, NULL },
+		{ "memory.reclaim", m_reclaim, NULL },
+		{ "toss", m_toss, "1" },
+		{ "toss_scope_cgroup", m_toss, "1 scope=cgroup" },
+	};
+	char *paths[NODES], cg[NODES][8];
+
+	paths_for(paths, "s2-", NODES);
+	drop_all();
+	for (int n = 0; n < NODES; n++) {
+		char mems[4];
+
+		snprintf(cg[n], sizeof(cg[n]), "old%d", n);
+		snprintf(mems, sizeof(mems), "%d", n);
+		mkcg(cg[n], n == 3 ? "0" : mems, mems);
+		make_file(paths[n], per);
+	}
+	/* The new job owns node 1; the cache there is an earlier job's (old1). */
+	mkcg("job", "1", "1");
+	for (int r = 0; r < reps; r++) {
+		for (unsigned int i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+			/* fadvise and memory.reclaim need to know old1 and its files */
+			struct target t = { "job", &paths[1], 1, per, m[i].toss, "old1" };
+			unsigned long a[NODES], b[NODES];
+			double sec;
+			int err;
+
+			if (!strcmp(m[i].name, "toss_scope_cgroup"))
+				t.cg = "old1";
+			drop_all();
+			for (int n = 0; n < NODES; n++)
+				populate(cg[n], &paths[n], 1);
+			snap(a);
+			for (int n = 0; n < NODES; n++)
+				if (a[n] < per * 98 / 100)
+					die("scenario 2: node %d has %lu bytes of cache", n, a[n]);
+			sec = m[i].fn(&t, &err);
+			snap(b);
+			sample_begin("2", m[i].name);
+			printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
+			       ", \"collateral_bytes\": %lu, \"errno\": %d",
+			       per, sec, lost(a, b, 1),
+			       lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3), -err);
+			sample_end();
+			say("  s2 %-18s %.3f s, node 1 lost %lu MiB, nodes 0,2,3 lost %lu MiB\n",
+			    m[i].name, sec, lost(a, b, 1) / MiB,
+			    (lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3)) / MiB);
+		}
+	}
+	for (int n = 0; n < NODES; n++) {
+		unlink(paths[n]);
+		rmcg(cg[n]);
+	}
+	rmcg("job");
+}
+
+/* ---- 3: the cost of nothing -------------------------------------------- */
+
+/* Fill node 2 with anonymous memory in a child that waits to be killed. */
+static pid_t hog(const char *cg, unsigned long bytes)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (!pid) {
+		char *mem;
+
+		cg_enter(cg);
+		mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			die("mmap: %s", strerror(errno));
+		for (unsigned long o = 0; o < bytes; o += 4096)
+			mem[o] = 1;
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		die("the memory hog died");
+	close(p[0]);
+	return pid;
+}
+
+static void scenario3(void)
+{
+	unsigned long total = node_meminfo(2, "MemTotal");
+	pid_t pid;
+
+	mkcg("s3", "2", "2");
+	for (int full = 0; full < 2; full++) {
+		const char *name = full ? "toss_node_full_of_anon" : "toss_empty_node";
+
+		drop_all();
+		pid = full ? hog("s3", node_meminfo(2, "MemFree") * 85 / 100) : 0;
+		for (int r = 0; r < reps * 2; r++) {
+			unsigned long a[NODES], b[NODES];
+			struct target t = { "s3", NULL, 0, 0, "1", NULL };
+			double sec;
+			int err;
+
+			snap(a);
+			sec = m_toss(&t, &err);
+			snap(b);
+			sample_begin("3", name);
+			printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
+			       ", \"collateral_bytes\": %lu, \"errno\": %d"
+			       ", \"node_file_bytes\": %lu, \"node_anon_bytes\": %lu",
+			       total, sec, lost(a, b, 2),
+			       lost(a, b, 0) + lost(a, b, 1) + lost(a, b, 3), -err,
+			       a[2], node_meminfo(2, "AnonPages"));
+			sample_end();
+			say("  s3 %-22s node 2 (%lu MiB, %lu MiB cache, %lu MiB anon): %.6f s\n",
+			    name, total / MiB, a[2] / MiB,
+			    node_meminfo(2, "AnonPages") / MiB, sec);
+		}
+		if (pid) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+	}
+	rmcg("s3");
+}
+
+/* ---- 4: parallelism ---------------------------------------------------- */
+
+static void scenario4(void)
+{
+	unsigned long per = (quick ? 256 : 512) * MiB;
+	static const struct { const char *cg, *mems, *name; } c[] = {
+		{ "one", "1", "toss_1_node" },
+		{ "two", "1-2", "toss_2_nodes" },
+		{ "three", "0-2", "toss_3_nodes" },
+	};
+	char *paths[3], cg[3][8];
+
+	paths_for(paths, "s4-", 3);
+	drop_all();
+	for (int n = 0; n < 3; n++) {
+		char mems[4];
+
+		snprintf(cg[n], sizeof(cg[n]), "fill%d", n);
+		snprintf(mems, sizeof(mems), "%d", n);
+		mkcg(cg[n], mems, mems);
+		make_file(paths[n], per);
+	}
+	for (int i = 0; i < 3; i++)
+		mkcg(c[i].cg, "0-2", c[i].mems);
+	for (int r = 0; r < reps; r++) {
+		for (int i = 0; i < 3; i++) {
+			struct target t = { c[i].cg, NULL, 0, 0, "1", NULL };
+			unsigned long a[NODES], b[NODES], d = 0;
+			double sec;
+			int err;
+
+			drop_all();
+			for (int n = 0; n < 3; n++)
+				populate(cg[n], &paths[n], 1);
+			snap(a);
+			sec = m_toss(&t, &err);
+			snap(b);
+			for (int n = 0; n < NODES; n++)
+				d += lost(a, b, n);
+			sample_begin("4", c[i].name);
+			printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
+			       ", \"errno\": %d, \"nodes\": %d",
+			       per, sec, d, -err, i + 1);
+			sample_end();
+			say("  s4 %-13s %.3f s, dropped %lu MiB\n", c[i].name, sec, d / MiB);
+		}
+	}
+	for (int n = 0; n < 3; n++) {
+		unlink(paths[n]);
+		rmcg(cg[n]);
+	}
+	for (int i = 0; i < 3; i++)
+		rmcg(c[i].cg);
+}
+
+/* ---- 5: the job's view ------------------------------------------------- */
+
+/*
+ * The job: a thread on CPU 1 (node 1) first-touches @bytes of anonymous
+ * memory under the job's cpuset (nodes 0-2), and reports through a pipe how
+ * many of its pages landed on node 1 and how many it has.
+ */
+static void run_job(unsigned long bytes, unsigned long *on1, unsigned long *pages)
+{
+	unsigned long res[2];
+	int p[2], st;
+	pid_t pid;
+
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (!pid) {
+		unsigned long n = bytes / 4096, hit = 0;
+		int chunk = 4096, *status;
+		void **addr;
+		cpu_set_t set;
+		char *mem;
+
+		cg_enter("job5");
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die("sched_setaffinity: %s", strerror(errno));
+		mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			die("mmap: %s", strerror(errno));
+		for (unsigned long o = 0; o < bytes; o += 4096)
+			mem[o] = 1;
+		addr = malloc(chunk * sizeof(*addr));
+		status = malloc(chunk * sizeof(*status));
+		for (unsigned long i = 0; i < n; i += chunk) {
+			int c = n - i < (unsigned long)chunk ? (int)(n - i) : chunk;
+
+			for (int j = 0; j < c; j++)
+				addr[j] = mem + (i + j) * 4096;
+			/* move_pages(2) with no target nodes: where is each page? */
+			if (syscall(SYS_move_pages, 0, c, addr, NULL, status, 0))
+				die("move_pages: %s", strerror(errno));
+			for (int j = 0; j < c; j++)
+				hit += status[j] == 1;
+		}
+		res[0] = hit;
+		res[1] = n;
+		if (write(p[1], res, sizeof(res)) != sizeof(res))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], res, sizeof(res)) != sizeof(res))
+		die("the job died");
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	*on1 = res[0];
+	*pages = res[1];
+}
+
+static void scenario5(void)
+{
+	unsigned long total = node_meminfo(1, "MemTotal");
+	unsigned long job = total * 75 / 100 / MiB * MiB;
+	unsigned long other = (quick ? 128 : 256) * MiB;
+	unsigned long stale, want = job + 32 * MiB;
+	char *stale_path[1], *other_paths[3], free_arg[64], cg[3][8];
+	static const int others[3] = { 0, 2, 3 };
+	static const struct { const char *name; method_fn fn; int toss; } m[] = {
+		{ "none", NULL, 0 },
+		{ "drop_caches", m_drop_caches, 0 },
+		{ "toss", m_toss, 1 },
+		{ "toss_free", m_toss, 2 },
+	};
+
+	paths_for(stale_path, "s5-stale", 1);
+	paths_for(other_paths, "s5-other", 3);
+	drop_all();
+	/* An earlier job filled node 1 with cache: all but 64 MiB of its free memory. */
+	stale = node_meminfo(1, "MemFree") - 64 * MiB;
+	stale = stale / (64 * MiB) * (64 * MiB);
+	mkcg("old5", "1", "1");
+	make_file(stale_path[0], stale);
+	for (int i = 0; i < 3; i++) {
+		char mems[4];
+
+		snprintf(cg[i], sizeof(cg[i]), "oth%d", others[i]);
+		snprintf(mems, sizeof(mems), "%d", others[i]);
+		mkcg(cg[i], others[i] == 3 ? "0" : mems, mems);
+		make_file(other_paths[i], other);
+	}
+	mkcg("job5", "0-2", "0-2");
+	snprintf(free_arg, sizeof(free_arg), "1 free=%lu", want);
+	for (int r = 0; r < (reps + 1) / 2; r++) {
+		for (unsigned int i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+			struct target t = { "job5", NULL, 0, 0, NULL, NULL };
+			unsigned long a[NODES], b[NODES], hit0, miss0 = 0, hit1, miss1 = 0;
+			unsigned long on1, pages, free1;
+			double sec = 0;
+			int err = 0;
+
+			t.toss = m[i].toss == 2 ? free_arg : "1";
+			drop_all();
+			populate("old5", stale_path, 1);
+			for (int k = 0; k < 3; k++)
+				populate(cg[k], &other_paths[k], 1);
+			snap(a);
+			free1 = node_meminfo(1, "MemFree");
+			if (m[i].fn)
+				sec = m[i].fn(&t, &err);
+			snap(b);
+			hit0 = node_numastat(1, "numa_hit");
+			for (int k = 0; k < 3; k++)
+				miss0 += node_numastat(others[k], "numa_miss");
+			run_job(job, &on1, &pages);
+			hit1 = node_numastat(1, "numa_hit");
+			for (int k = 0; k < 3; k++)
+				miss1 += node_numastat(others[k], "numa_miss");
+			sample_begin("5", m[i].name);
+			printf(", \"bytes\": %lu, \"seconds\": %.6f, \"errno\": %d"
+			       ", \"locality_pct\": %.3f, \"numa_hit\": %lu, \"numa_miss\": %lu"
+			       ", \"node1_dropped\": %lu, \"collateral_bytes\": %lu"
+			       ", \"others_before\": %lu, \"needed\": %lu, \"free_arg\": %lu",
+			       job, sec, -err, 100.0 * on1 / pages, hit1 - hit0,
+			       miss1 - miss0, lost(a, b, 1),
+			       lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3),
+			       a[0] + a[2] + a[3], want > free1 ? want - free1 : 0,
+			       m[i].toss == 2 ? want : 0);
+			sample_end();
+			say("  s5 mglru=%s %-12s %.3f s: job %lu MiB, %.2f%% on node 1; node 1 lost %lu MiB of cache, others lost %lu MiB\n",
+			    mglru, m[i].name, sec, job / MiB, 100.0 * on1 / pages,
+			    lost(a, b, 1) / MiB,
+			    (lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3)) / MiB);
+		}
+	}
+	rmcg("old5");
+	for (int i = 0; i < 3; i++)
+		rmcg(cg[i]);
+	rmcg("job5");
+}
+
+int main(int argc, char **argv)
+{
+	int o;
+
+	while ((o = getopt(argc, argv, "r:q")) != -1) {
+		switch (o) {
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		case 'q':
+			quick = 1;
+			break;
+		default:
+			die("usage: toss-bench [-r reps] [-q] scenario...");
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (posix_memalign((void **)&buf, 4096, 2 * MiB))
+		die("out of memory");
+	mkdir(DIR, 0755);
+	if (mkdir(CG, 0755) && errno != EEXIST)
+		die("mkdir " CG ": %s", strerror(errno));
+	putf(CG "/cgroup.subtree_control", "+cpuset +memory");
+	putf(CG "/cpuset.cpus", "0-2");
+	putf(CG "/cpuset.mems", "0-3");
+	for (; optind < argc; optind++) {
+		const char *s = argv[optind];
+		double t0 = now();
+
+		say("== scenario %s\n", s);
+		if (!strcmp(s, "1") || !strcmp(s, "5")) {
+			for (int on = 1; on >= 0; on--) {
+				set_mglru(on);
+				if (!strcmp(s, "1"))
+					scenario1();
+				else
+					scenario5();
+			}
+			set_mglru(1);
+		} else if (!strcmp(s, "2")) {
+			scenario2();
+		} else if (!strcmp(s, "3")) {
+			scenario3();
+		} else if (!strcmp(s, "4")) {
+			scenario4();
+		} else {
+			die("unknown scenario %s", s);
+		}
+		/* The files are kept across the MGLRU settings, not longer. */
+		if (system("rm -f " DIR "/*"))
+			die("cannot remove the files of scenario %s", s);
+		say("== scenario %s took %.0f s\n", s, now() - t0);
+	}
+	return 0;
+}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh <bench-kernel> <initramfs> <outdir>
+#
+# Boot the non-debug bench kernel on four 2 GiB nodes, run bench/toss-bench
+# (every scenario, every method, in that one boot), then turn its samples
+# into tables, <outdir>/latest.md, latest.json and the charts.
+#
+# BENCH_QUICK=1: one repetition and smaller data sets, for every change to
+# the toss path.  BENCH_REPS=n overrides the repetitions (default 5).
+# BENCH_SCENARIOS="1 2 3 4 5" picks scenarios.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+kernel=$1 initrd=$2 out=$3
+quick=${BENCH_QUICK:-}
+reps=${BENCH_REPS:-$([ -n "$quick" ] && echo 1 || echo 5)}
+scen=${BENCH_SCENARIOS:-1 2 3 4 5}
+export NODE_MEM=${BENCH_NODE_MEM:-2G} DISK_SIZE=${BENCH_DISK:-6G}
+# pr_info (every toss and drop_caches logs one) would interleave with the
+# samples on the console; warnings and worse still show and still fail.
+export VM_APPEND="loglevel=5 ${VM_APPEND:-}"
+
+work=$(mktemp -d /tmp/bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/extra" "$out"
+gcc -static -O2 -Wall -Wextra -o "$work/extra/toss-bench" "$here/bench/toss-bench.c"
+
+log=${BENCH_LOG:-$here/build/bench-console.log}
+mkdir -p "$(dirname "$log")"
+args="-r $reps ${quick:+-q} $scen"
+echo "bench: booting the bench kernel (${NODE_MEM} per node, ${ACCEL:-tcg}): toss-bench $args"
+start=$(date +%s)
+rc=0
+"$here/scripts/vm-run.sh" -k "$kernel" -i "$initrd" -f "$work/extra" \
+	-t "${VM_TIMEOUT:-3600}" -l "$log" -- \
+	"uname -r | sed 's/^/BENCH-KERNEL /'; /extra/toss-bench $args" \
+	| grep --line-buffered -E '^  s[0-9]|^== |toss-bench:' || true
+rc=${PIPESTATUS[0]}
+echo "bench: the VM ran $(( $(date +%s) - start )) s (console in $log)"
+[ "$rc" = 0 ] || { echo "bench: FAILED (status $rc)"; exit 1; }
+
+qemu=$(qemu-system-x86_64 --version | head -1)
+python3 "$here/bench/report.py" --log "$log" --out "$out" \
+	--qemu "$qemu" --accel "${ACCEL:-tcg}" --node-mem "$NODE_MEM" \
+	--reps "$reps" ${quick:+--quick} \
+	--commit "$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)"
