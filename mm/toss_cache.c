@@ -556,11 +556,12 @@ int toss_node_cache(int nid, struct toss_control *tc)
 	ret = __toss_node_cache(nid, tc);
 	if (!ret && tc->slab)
 		toss_node_slab(nid, tc);
-	mutex_unlock(&toss_node_mutex[nid]);
 	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_SCANNED,
 			    tc->nr_scanned - scanned);
 	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_TOSSED,
 			    tc->nr_tossed - tossed);
+	/* Before the unlock: a node's begin and end events never interleave. */
 	trace_toss_node_end(tc, nid, ktime_get_ns() - start, ret);
+	mutex_unlock(&toss_node_mutex[nid]);
 	return ret;
 }

@@ -14,12 +14,16 @@
  * $TOSS_DIR (default /mnt/scratch).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/capability.h>
+#include <linux/kernel-page-flags.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -750,6 +754,20 @@ static long stat_tossed_on(const char *cg, int node)
 	return p ? atol(p + strlen(key)) : -1;
 }
 
+/* Empty the trace: only an open with O_TRUNC does, a plain write does not. */
+static int trace_clear(const char *tr)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/trace", tr);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 /*
  * cpuset.memory_toss_cache.stat, the node vmstat counters, /proc/vmstat and
  * the tracepoints all tell the same story as the nodes' meminfo.
@@ -781,8 +799,8 @@ static int test_toss_observability(const char *root)
 	snprintf(path, sizeof(path), "%s/events/toss_cache/enable", tr);
 	if (write_file(path, "1"))
 		goto cleanup;
-	snprintf(path, sizeof(path), "%s/trace", tr);
-	write_file(path, "");
+	if (trace_clear(tr))
+		goto cleanup;
 	fp0 = node_meminfo_kb(1, "FilePages:");
 	v0 = node_vmstat(1, "toss_cache_tossed");
 	g0 = read_key("/proc/vmstat", "toss_cache_tossed");
@@ -891,8 +909,8 @@ static int test_toss_parallel(const char *root)
 	snprintf(path, sizeof(path), "%s/events/toss_cache/toss_node_begin/enable", tr);
 	if (write_file(path, "1"))
 		goto cleanup;
-	snprintf(path, sizeof(path), "%s/trace", tr);
-	write_file(path, "");
+	if (trace_clear(tr))
+		goto cleanup;
 	t = now();
 	if (toss(cg, "1 nodes=0-2"))
 		goto cleanup;
@@ -1480,6 +1498,567 @@ cleanup:
 	return ret;
 }
 
+/*
+ * memory.low, as memory.reclaim respects it: the tossed cgroup T holds M,
+ * and M holds L (protected) and U (not), all caching on node 1.  A
+ * cgroup's effective protection against a toss of its parent is its own
+ * setting; deeper down it flows from the parents' effective protection,
+ * so L stays protected against a toss of T only while M has memory.low
+ * too.  Three tosses: of M, of T, and of T once M's memory.low is 0.
+ */
+static int test_toss_memory_low(const char *root)
+{
+	char *t, *m = NULL, *l = NULL, *u = NULL;
+	long l0, u0, l1, u1, want = FILE_SIZE / page_size * 99 / 100;
+	int ret = KSFT_FAIL, round;
+
+	t = make_cpuset("tenant", "1");
+	if (!t)
+		goto cleanup;
+	m = cg_name(t, "mid");
+	l = m ? cg_name(m, "low") : NULL;
+	u = m ? cg_name(m, "unprotected") : NULL;
+	if (!l || !u || cg_write(t, "cgroup.subtree_control", "+cpuset +memory") ||
+	    cg_create(m) || cg_write(m, "cgroup.subtree_control", "+cpuset +memory") ||
+	    cg_create(l) || cg_create(u) || cg_write(m, "memory.low", "200M") ||
+	    cg_write(l, "memory.low", "200M"))
+		goto cleanup;
+	drop_all_caches();
+	for (round = 0; round < 3; round++) {
+		static const char * const what[] = {
+			"mid", "tenant", "tenant, mid's memory.low 0",
+		};
+
+		if (round == 2 && cg_write(m, "memory.low", "0"))
+			goto cleanup;
+		/* (a read of what is still cached changes nothing) */
+		if (cg_run(l, read_all, node_file[0]) || cg_run(u, read_all, node_file[2]))
+			goto cleanup;
+		l0 = resident_on(node_file[0], 1);
+		u0 = resident_on(node_file[2], 1);
+		if (l0 < want || u0 < want) {
+			ksft_print_msg("the fill left only %ld and %ld pages on node 1\n", l0, u0);
+			goto cleanup;
+		}
+		if (toss(round ? t : m, "1 scope=cgroup"))
+			goto cleanup;
+		l1 = resident_on(node_file[0], 1);
+		u1 = resident_on(node_file[2], 1);
+		ksft_print_msg("toss of %s: protected %ld -> %ld pages, unprotected %ld -> %ld\n",
+			       what[round], l0, l1, u0, u1);
+		if (u1 > u0 / 100)
+			goto cleanup;
+		if (round < 2 ? l1 < l0 * 99 / 100 : l1 > l0 / 100)
+			goto cleanup;
+	}
+	ret = KSFT_PASS;
+cleanup:
+	if (l)
+		cg_destroy(l);
+	if (u)
+		cg_destroy(u);
+	if (m)
+		cg_destroy(m);
+	free(l);
+	free(u);
+	free(m);
+	destroy(t);
+	return ret;
+}
+
+#define TRACING		"/sys/kernel/tracing"
+
+/* Enable the toss_cache events on an empty trace (mount tracefs if need be). */
+static int trace_start(void)
+{
+	if (access(TRACING "/events", F_OK))
+		mount("tracefs", TRACING, "tracefs", 0, NULL);
+	if (trace_clear(TRACING))
+		return -1;
+	return write_file(TRACING "/events/toss_cache/enable", "1");
+}
+
+static void trace_stop(void)
+{
+	write_file(TRACING "/events/toss_cache/enable", "0");
+}
+
+/* Read the whole trace into @buf; its length or -1. */
+static long trace_read(char *buf, size_t size)
+{
+	long len = 0, n;
+	int fd = open(TRACING "/trace", O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while (len < (long)size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = 0;
+	return len < (long)size - 1 ? len : -1;
+}
+
+/*
+ * Go through node @nid's toss_node_begin and toss_node_end events in the
+ * trace, in order: each begin must come after the end of the walk before.
+ * Returns the number of walks and adds up their nr_tossed in *@tossed, or
+ * -1 when two walks overlapped or one did not end.
+ */
+static int trace_walks(const char *trace, int nid, long *tossed)
+{
+	char line[512], want[32];
+	const char *p, *eol, *num;
+	bool inside = false;
+	int walks = 0;
+	size_t len;
+
+	*tossed = 0;
+	snprintf(want, sizeof(want), " nid=%d ", nid);
+	for (p = trace; *p; p = *eol ? eol + 1 : eol) {
+		eol = strchrnul(p, '\n');
+		len = eol - p < sizeof(line) ? eol - p : sizeof(line) - 1;
+		memcpy(line, p, len);
+		line[len] = 0;
+		if (*line == '#' || !strstr(line, want))
+			continue;
+		if (strstr(line, "toss_node_begin:")) {
+			if (inside) {
+				ksft_print_msg("a walk began inside another: %s\n", line);
+				return -1;
+			}
+			inside = true;
+		} else if (strstr(line, "toss_node_end:")) {
+			if (!inside) {
+				ksft_print_msg("an end without a begin: %s\n", line);
+				return -1;
+			}
+			inside = false;
+			walks++;
+			num = strstr(line, " nr_tossed=");
+			*tossed += num ? atol(num + strlen(" nr_tossed=")) : 0;
+		}
+	}
+	return inside ? -1 : walks;
+}
+
+#define NR_PILEUP	8
+
+/*
+ * Concurrent tosses of one node are serialized, never piled up: writers of
+ * the same file all succeed, the node is walked by one of them at a time
+ * (its begin and end events alternate in the trace), and what they report
+ * tossed adds up to what the node lost, counted once.  Then a writer
+ * queued behind a walk of the node is killed: it leaves promptly, without
+ * ever having walked the node, and the walk goes on.
+ */
+static int test_toss_no_pileup(const char *root)
+{
+	long cached, fp0, fp1, v0, v1, s0, s1, n0, n1, tossed, traced, left;
+	static char trace[1 << 16];
+	double *t = MAP_FAILED, last_start = 0, first_end = 1e9, t0, t1;
+	int ret = KSFT_FAIL, i, status, wstatus, walks, bad = 0, fds[2] = { -1, -1 };
+	pid_t pids[NR_PILEUP] = { 0 }, walker = 0, waiter = 0;
+	char *cg, *wcg;
+	char c;
+
+	cg = make_cpuset("job", "1");
+	wcg = make_cpuset("waiter", "1");
+	t = mmap(NULL, 2 * NR_PILEUP * sizeof(*t), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!cg || !wcg || t == MAP_FAILED || pipe(fds) || fill_big_file(1) ||
+	    fill_node(1, node_file[1]) || trace_start())
+		goto cleanup;
+	cached = resident_on(big_file, 1) + resident_on(node_file[1], 1);
+	s0 = cg_read_key_long(cg, STAT_FILE, "tossed_bytes ");
+	n0 = cg_read_key_long(cg, STAT_FILE, "tosses ");
+	v0 = node_vmstat(1, "toss_cache_tossed");
+	fp0 = node_meminfo_kb(1, "FilePages:");
+	for (i = 0; i < NR_PILEUP; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			goto cleanup;
+		if (!pids[i]) {
+			int err;
+
+			/* All start together, when the parent closes the pipe. */
+			close(fds[1]);
+			if (read(fds[0], &c, 1) < 0)
+				exit(100);
+			t[2 * i] = now();
+			err = toss(cg, "1");
+			t[2 * i + 1] = now();
+			exit(-err);
+		}
+	}
+	close(fds[1]);
+	fds[1] = -1;
+	for (i = 0; i < NR_PILEUP; i++) {
+		if (waitpid(pids[i], &status, 0) != pids[i])
+			goto cleanup;
+		pids[i] = 0;
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			ksft_print_msg("writer %d: status %#x\n", i, status);
+			bad = 1;
+		}
+		if (t[2 * i] > last_start)
+			last_start = t[2 * i];
+		if (t[2 * i + 1] < first_end)
+			first_end = t[2 * i + 1];
+	}
+	fp1 = node_meminfo_kb(1, "FilePages:");
+	v1 = node_vmstat(1, "toss_cache_tossed");
+	s1 = cg_read_key_long(cg, STAT_FILE, "tossed_bytes ");
+	n1 = cg_read_key_long(cg, STAT_FILE, "tosses ");
+	trace_stop();
+	left = resident_on(big_file, 1) + resident_on(node_file[1], 1);
+	tossed = s1 - s0;
+	walks = trace_read(trace, sizeof(trace)) < 0 ? -1 : trace_walks(trace, 1, &traced);
+	ksft_print_msg("%d writers, all in flight %.0f ms; %d walks of node 1, %ld tosses\n",
+		       NR_PILEUP, (first_end - last_start) * 1000, walks, n1 - n0);
+	ksft_print_msg("tossed: stat %ld kB, vmstat %ld kB, trace %ld kB; FilePages -%ld kB\n",
+		       tossed / 1024, (v1 - v0) * page_size / 1024,
+		       traced * page_size / 1024, fp0 - fp1);
+	ksft_print_msg("%ld of %ld cached pages left\n", left, cached);
+	if (bad || last_start >= first_end || walks != NR_PILEUP ||
+	    n1 - n0 != NR_PILEUP)
+		goto cleanup;
+	/* Counted once: stat, vmstat and trace agree, and match meminfo. */
+	if (tossed != (v1 - v0) * page_size || traced != v1 - v0 ||
+	    labs((fp0 - fp1) * 1024 - tossed) > tossed / 50)
+		goto cleanup;
+	/* All of the cache went, and not much more than it. */
+	if (left > cached / 100 || tossed < (cached - left) * page_size ||
+	    tossed > cached * page_size + 4 * MiB)
+		goto cleanup;
+
+	/* A waiter behind a walk, killed. */
+	if (fill_big_file(1) || trace_start())
+		goto cleanup;
+	walker = fork();
+	if (walker < 0)
+		goto cleanup;
+	if (!walker)
+		exit(-toss(cg, "1"));
+	usleep(100000);
+	waiter = fork();
+	if (waiter < 0)
+		goto cleanup;
+	if (!waiter)
+		exit(-toss(wcg, "1"));
+	usleep(100000);
+	t0 = now();
+	kill(waiter, SIGKILL);
+	if (waitpid(waiter, &status, 0) != waiter)
+		goto cleanup;
+	waiter = 0;
+	t1 = now();
+	if (waitpid(walker, &wstatus, WNOHANG)) {
+		ksft_print_msg("the walk ended before the waiter behind it was reaped\n");
+		walker = 0;
+		goto cleanup;
+	}
+	if (waitpid(walker, &wstatus, 0) != walker)
+		goto cleanup;
+	walker = 0;
+	trace_stop();
+	walks = trace_read(trace, sizeof(trace)) < 0 ? -1 : trace_walks(trace, 1, &traced);
+	ksft_print_msg("killed waiter: reaped in %.0f ms, last_error %ld, scanned %ld bytes\n",
+		       (t1 - t0) * 1000, cg_read_key_long(wcg, STAT_FILE, "last_error "),
+		       cg_read_key_long(wcg, STAT_FILE, "last_scanned_bytes "));
+	ksft_print_msg("the walk it waited behind: status %#x, %d walk(s) traced\n",
+		       wstatus, walks);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL || t1 - t0 > 1.0 ||
+	    !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) || walks != 1 ||
+	    cg_read_key_long(wcg, STAT_FILE, "tosses ") != 1 ||
+	    cg_read_key_long(wcg, STAT_FILE, "last_error ") != -EINTR ||
+	    cg_read_key_long(wcg, STAT_FILE, "last_scanned_bytes ") != 0 ||
+	    resident_on(big_file, 1) > BIG_SIZE / page_size / 100)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	trace_stop();
+	if (fds[1] >= 0)
+		close(fds[1]);
+	if (fds[0] >= 0)
+		close(fds[0]);
+	for (i = 0; i < NR_PILEUP; i++)
+		reap(pids[i]);
+	reap(waiter);
+	reap(walker);
+	if (t != MAP_FAILED)
+		munmap(t, 2 * NR_PILEUP * sizeof(*t));
+	destroy(wcg);
+	destroy(cg);
+	return ret;
+}
+
+#define MEMORY_SYSFS	"/sys/devices/system/memory"
+#define MAX_BLOCKS	128
+
+/* The memory blocks of @node, lowest first, from its memoryN links. */
+static int node_blocks(int node, int *blocks)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int nr = 0, i, j, b;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", node);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) && nr < MAX_BLOCKS)
+		if (!strncmp(de->d_name, "memory", 6) && isdigit(de->d_name[6]))
+			blocks[nr++] = atoi(de->d_name + 6);
+	closedir(d);
+	for (i = 1; i < nr; i++)
+		for (j = i; j > 0 && blocks[j - 1] > blocks[j]; j--) {
+			b = blocks[j];
+			blocks[j] = blocks[j - 1];
+			blocks[j - 1] = b;
+		}
+	return nr;
+}
+
+static bool block_is(int block, const char *state)
+{
+	char path[PATH_MAX], buf[32];
+
+	snprintf(path, sizeof(path), MEMORY_SYSFS "/memory%d/state", block);
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return false;
+	return !strncmp(buf, state, strlen(state)) && buf[strlen(state)] == '\n';
+}
+
+/* Page cache pages in memory block @block of @block_kb, from /proc/kpageflags. */
+static long block_cache_pages(int block, long block_kb)
+{
+	long nr = block_kb * 1024 / page_size, i, cache = 0;
+	uint64_t *flags = calloc(nr, sizeof(*flags));
+	int fd = open("/proc/kpageflags", O_RDONLY);
+
+	if (fd < 0 || !flags ||
+	    pread(fd, flags, nr * sizeof(*flags), block * nr * sizeof(*flags)) !=
+	    nr * sizeof(*flags)) {
+		cache = -1;
+		goto out;
+	}
+	for (i = 0; i < nr; i++)
+		if ((flags[i] & 1ULL << KPF_LRU) &&
+		    !(flags[i] & (1ULL << KPF_ANON | 1ULL << KPF_SWAPBACKED)))
+			cache++;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(flags);
+	return cache;
+}
+
+/*
+ * Write @state to a memory block's state, from a child with a time limit:
+ * offlining retries migration until a fatal signal, and an unhandled
+ * SIGALRM is one.  0, -errno, or -ETIME when the time ran out.
+ */
+static int set_block_state(int block, const char *state)
+{
+	char path[PATH_MAX];
+	int status;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), MEMORY_SYSFS "/memory%d/state", block);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		alarm(30);
+		exit(-write_file(path, state));
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -ECHILD;
+	return WIFEXITED(status) ? -WEXITSTATUS(status) : -ETIME;
+}
+
+/* What the tossing and refilling children share with the parent. */
+struct toss_loop {
+	int stop;
+	int tosses;
+	int errors;
+	int first_error;
+};
+
+/* Toss @cg again and again until told to stop; count the errors. */
+static int toss_loop(const char *cg, struct toss_loop *tl)
+{
+	int err;
+
+	while (!__atomic_load_n(&tl->stop, __ATOMIC_ACQUIRE)) {
+		err = toss(cg, "1");
+		if (err && !tl->errors++)
+			tl->first_error = err;
+		__atomic_add_fetch(&tl->tosses, 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+/* Keep putting the node files back into the cache (of the cpuset's node). */
+static int refill_loop(const char *cgroup, void *arg)
+{
+	struct toss_loop *tl = arg;
+	int n;
+
+	while (!__atomic_load_n(&tl->stop, __ATOMIC_ACQUIRE))
+		for (n = 0; n < nr_nodes; n++)
+			read_all(cgroup, node_file[n]);
+	return 0;
+}
+
+/*
+ * Memory of the node taken offline and back online while it is tossed
+ * (node 2: a big cache there, tosses of it running one after the other,
+ * and a reader putting cache back), three times: the tosses all end well,
+ * the blocks that went offline were offline (the node's MemTotal shows
+ * it), and they come back.  Blocks holding unmovable memory refuse
+ * (EBUSY), so do blocks with holes (EINVAL); one block of the node always
+ * stays online.  The page cache in a block when it goes offline is
+ * migrated to other nodes under the walk.
+ */
+static int test_toss_offline_during(const char *root)
+{
+	int blocks[MAX_BLOCKS], off[MAX_BLOCKS], nr, nr_blocks, nr_off = 0, went = 0;
+	int ret = KSFT_FAIL, node = 2, round, i, err, status;
+	long block_kb, total0, total1, cache, moved = 0;
+	struct toss_loop *tl = MAP_FAILED;
+	char buf[64], msg[1024] = "";
+	pid_t tosser = 0, filler = 0;
+	char *cg, *fillcg = NULL;
+	double t;
+
+	if (read_text(MEMORY_SYSFS "/block_size_bytes", buf, sizeof(buf)) <= 0) {
+		ksft_print_msg("no %s: the kernel has no memory hotplug\n", MEMORY_SYSFS);
+		return KSFT_SKIP;
+	}
+	block_kb = strtol(buf, NULL, 16) / 1024;
+	nr_blocks = node_blocks(node, blocks);
+	nr = nr_blocks;
+	if (nr < 2) {
+		ksft_print_msg("node %d has %d memory blocks, needs 2\n", node, nr);
+		return KSFT_SKIP;
+	}
+	cg = make_cpuset("job", "2");
+	fillcg = make_cpuset("refill", "2");
+	tl = mmap(NULL, sizeof(*tl), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!cg || !fillcg || tl == MAP_FAILED || fill_big_file(node))
+		goto cleanup;
+	/* Fill the node's other blocks too: 256 + 4 x 48 MiB. */
+	for (i = 0; i < nr_nodes; i++)
+		if (fill_node(node, node_file[i]))
+			goto cleanup;
+	memset(tl, 0, sizeof(*tl));
+	total0 = node_meminfo_kb(node, "MemTotal:");
+	t = now();
+	tosser = fork();
+	if (tosser < 0)
+		goto cleanup;
+	if (!tosser)
+		exit(toss_loop(cg, tl));
+	filler = cg_run_nowait(fillcg, refill_loop, tl);
+	if (filler < 0)
+		goto cleanup;
+	usleep(20000);
+	for (round = 0; round < 3; round++) {
+		/*
+		 * The lowest blocks first, as the walk goes; in the next
+		 * rounds only those that went offline in the first.
+		 */
+		for (i = 0; i < nr; i++) {
+			int block = blocks[i];
+
+			if (nr_off == nr_blocks - 1 || !block_is(block, "online"))
+				continue;
+			cache = block_cache_pages(block, block_kb);
+			err = set_block_state(block, "offline");
+			if (!round)
+				snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+					 " memory%d (%ld cache pages): %s,", block, cache,
+					 err == -ETIME ? "not offline within 30 s" :
+					 err ? strerror(-err) : "offline");
+			if (err)
+				continue;
+			off[nr_off++] = block;
+			moved += cache;
+			if (!block_is(block, "offline")) {
+				ksft_print_msg("memory%d: offlined, but its state is not offline\n",
+					       block);
+				goto cleanup;
+			}
+		}
+		if (!round)
+			ksft_print_msg("node %d, %d tosses done after %.1f s:%s\n", node,
+				       __atomic_load_n(&tl->tosses, __ATOMIC_ACQUIRE),
+				       now() - t, msg);
+		if (!nr_off) {
+			ksft_print_msg("no block of node %d could go offline\n", node);
+			ret = KSFT_SKIP;
+			goto cleanup;
+		}
+		/* The blocks that went offline are gone from the node. */
+		total1 = node_meminfo_kb(node, "MemTotal:");
+		if (total0 - total1 != nr_off * block_kb) {
+			ksft_print_msg("MemTotal %ld kB, %ld kB with %d blocks offline\n",
+				       total0, total1, nr_off);
+			goto cleanup;
+		}
+		usleep(100000);
+		went = nr_off;
+		while (nr_off) {
+			err = set_block_state(off[--nr_off], "online");
+			if (err || !block_is(off[nr_off], "online")) {
+				ksft_print_msg("memory%d does not come back online: %s\n",
+					       off[nr_off], strerror(-err));
+				goto cleanup;
+			}
+		}
+		if (node_meminfo_kb(node, "MemTotal:") != total0)
+			goto cleanup;
+		memcpy(blocks, off, went * sizeof(*off));
+		nr = went;
+	}
+	usleep(100000);
+	__atomic_store_n(&tl->stop, 1, __ATOMIC_RELEASE);
+	if (waitpid(tosser, &status, 0) != tosser)
+		goto cleanup;
+	tosser = 0;
+	ksft_print_msg("%d blocks offline and back 3 times, %ld cache pages in them as they went\n",
+		       went, moved);
+	ksft_print_msg("%d tosses in %.1f s, %d errors (first %d)\n",
+		       tl->tosses, now() - t, tl->errors, tl->first_error);
+	/* Every toss ended well, and more than one ran while memory moved. */
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || tl->errors || tl->tosses < 2)
+		goto cleanup;
+	/* A toss over the memory that came back drops its cache. */
+	reap(filler);
+	filler = 0;
+	drop_all_caches();
+	if (fill_node(node, node_file[node]) ||
+	    resident_on(node_file[node], node) < FILE_SIZE / page_size * 99 / 100 ||
+	    toss(cg, "1") || resident_on(node_file[node], node) > FILE_SIZE / page_size / 100)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	if (tl != MAP_FAILED)
+		__atomic_store_n(&tl->stop, 1, __ATOMIC_RELEASE);
+	while (nr_off)
+		set_block_state(off[--nr_off], "online");
+	if (tosser > 0)
+		waitpid(tosser, NULL, 0);
+	reap(filler);
+	if (tl != MAP_FAILED)
+		munmap(tl, sizeof(*tl));
+	destroy(fillcg);
+	destroy(cg);
+	return ret;
+}
+
 /* The v1 cpuset hierarchy has the file too. */
 static int test_toss_v1(const char *root)
 {
@@ -1621,6 +2200,9 @@ struct toss_test {
 	T(test_toss_fatal_signal),
 	T(test_toss_rmdir_during),
 	T(test_toss_concurrency),
+	T(test_toss_memory_low),
+	T(test_toss_no_pileup),
+	T(test_toss_offline_during),
 	T(test_toss_v1),
 };
 
