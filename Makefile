@@ -8,7 +8,7 @@ TOP        := $(CURDIR)
 BUILD      ?= $(TOP)/build
 JOBS       ?= $(shell nproc)
 ACCEL      ?= tcg
-VM_TIMEOUT ?= 900
+VM_TIMEOUT ?= 1800
 KSRC       ?=
 BASE_OK    ?=
 CMD        ?= uname -a; cat /sys/devices/system/node/online
@@ -82,7 +82,7 @@ help:
 	@echo '  BASE_OK=1            accept an installed linux-source-6.12 that is not the pinned one'
 	@echo '  ACCEL=tcg|kvm        QEMU accelerator (default tcg; kvm is opt-in)'
 	@echo '  JOBS=N               parallel kernel build jobs (default: nproc)'
-	@echo '  VM_TIMEOUT=s         hard limit for one VM boot (default 900)'
+	@echo '  VM_TIMEOUT=s         hard limit for one VM boot (default 1800)'
 	@echo '  CMD=, VMFILES=, KEEP_DISK=img   for vm-run (KEEP_DISK reuses a scratch image)'
 	@echo '  BASE_CACHE=dir       where the unpacked base lives (default /var/cache/memory-toss)'
 

@@ -97,13 +97,16 @@ def report(rows, a):
             methods = [m for m in PEERS + ["toss", "toss_size"]
                        if any(r["method"] == m for r in s1)]
             head = ["MGLRU %s, size" % mg] + methods + ["toss/" + p for p in PEERS]
-            body = []
+            body, detail = [], []
             for b in sizes:
                 cells = ["%.2f GiB" % (b / GIB)]
                 for m in methods:
                     r = get("1", m, mg, b)
-                    cells.append("%.2f GiB/s, %s s%s" % (r["gib_per_s"], fmt_s(r),
-                                 " err %s" % r["errors"] if r["errors"] else "") if r else "-")
+                    cells.append("%.2f GiB/s%s" % (r["gib_per_s"], " (err %s)" % r["errors"]
+                                                   if r["errors"] else "") if r else "-")
+                    if r:
+                        detail.append(["%.2f GiB" % (b / GIB), m, fmt_s(r),
+                                       "%d MiB" % (r["dropped_bytes_median"] // MIB)])
                 ours = get("1", "toss", mg, b)
                 for p in PEERS:
                     peer = get("1", p, mg, b)
@@ -119,6 +122,8 @@ def report(rows, a):
                     (mg, b, [get("1", m, mg, b)["gib_per_s"] if get("1", m, mg, b) else 0
                              for m in methods], methods))
             md.append(table(head, body) + "\n")
+            md.append("<details><summary>MGLRU %s: seconds, median (min-max), and bytes dropped</summary>\n\n%s\n\n</details>\n"
+                      % (mg, table(["size", "method", "seconds", "dropped"], detail)))
         for p, want in (("drop_caches", 1.2), ("fadvise", 1.1)):
             if worst[p]:
                 r, b, mg = worst[p]
@@ -201,7 +206,8 @@ def report(rows, a):
         md.append("The job's cpuset spans nodes 0-2; `toss` writes `1` to it (all three nodes), "
                   "`toss_free` writes `1 free=<job + 32 MiB>`. Locality: share of the job's pages "
                   "on node 1 (`move_pages(2)`); numa_hit on node 1 and numa_miss on the others "
-                  "during the job; other nodes' cache: of what nodes 0, 2 and 3 held.\n")
+                  "during the job (they count allocations, and a 2 MiB THP is one); other "
+                  "nodes' cache kept: of what nodes 0, 2 and 3 held.\n")
         for mg in ("on", "off"):
             body = []
             for r in [r for r in s5 if r["mglru"] == mg]:
@@ -223,8 +229,8 @@ def report(rows, a):
                                         "%.2fx (%d of %d MiB)" % (over, r["node1_dropped"] // MIB,
                                                                  r["needed"] // MIB), over <= 1.1))
             if body:
-                md.append(table(["MGLRU %s: method" % mg, "locality", "numa_hit (node 1)",
-                                 "numa_miss (others)", "node 1 cache dropped", "needed",
+                md.append(table(["MGLRU %s: method" % mg, "locality", "numa_hit on node 1 (allocations)",
+                                 "numa_miss elsewhere (allocations)", "node 1 cache dropped", "needed",
                                  "other nodes' cache kept", "drop time"], body) + "\n")
     return md, targets, plots
 
