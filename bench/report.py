@@ -216,7 +216,7 @@ def report(rows, a):
                              "%d MiB" % (r["node1_dropped"] // MIB),
                              "%d MiB" % (r["needed"] // MIB) if r["method"] == "toss_free" else "-",
                              "%.1f%%" % kept, "%.3f s" % r["seconds_median"]])
-                plots.setdefault("locality", []).append((mg, r["method"], r["locality_pct"]))
+                plots.setdefault("locality", []).append((mg, r["method"], r["locality_pct"], kept))
                 if r["method"] == "toss":
                     targets.append(("Job locality after toss >= 99%% (MGLRU %s)" % mg,
                                     "%.2f%%" % r["locality_pct"], r["locality_pct"] >= 99))
@@ -248,7 +248,7 @@ def charts(plots, out):
                     f.write("%.2f %s\n" % (b / GIB, " ".join("%.4f" % v for v in vals)))
             cols = ", ".join("'%s' using %d:xtic(1) title '%s'" % (os.path.join(tmp, "t.dat"), i + 2, m)
                              for i, m in enumerate(methods))
-            script = ("set terminal png size 900,500\nset output '%s'\n"
+            script = ("set terminal png size 1000,500 noenhanced\nset output '%s'\n"
                       "set title \"Dropping one node's clean page cache (MGLRU on, higher is better)\"\n"
                       "set style data histograms\nset style histogram clustered gap 1\n"
                       "set style fill solid 0.8 border -1\nset ylabel 'GiB/s'\nset xlabel 'GiB of cache'\n"
@@ -259,20 +259,23 @@ def charts(plots, out):
         lp = plots.get("locality", [])
         if lp:
             methods = []
-            for _, m, _ in lp:
+            for _, m, _, _ in lp:
                 if m not in methods:
                     methods.append(m)
-            val = {(mg, m): v for mg, m, v in lp}
+            val = {(mg, m): v for mg, m, v, _ in lp}
+            kept = {(mg, m): k for mg, m, _, k in lp}
             with open(os.path.join(tmp, "l.dat"), "w") as f:
                 for m in methods:
-                    f.write("%s %.3f %.3f\n" % (m, val.get(("on", m), 0), val.get(("off", m), 0)))
+                    f.write("%s %.3f %.3f %.3f\n" % (m, val.get(("on", m), 0), val.get(("off", m), 0),
+                                                   kept.get(("on", m), 0)))
             d = os.path.join(tmp, "l.dat")
-            script = ("set terminal png size 900,500\nset output '%s'\n"
-                      "set title \"Share of the job's pages on its own node (higher is better)\"\n"
+            script = ("set terminal png size 1000,500 noenhanced\nset output '%s'\n"
+                      "set title \"The job's pages on its own node, and the other nodes' cache kept (higher is better)\"\n"
                       "set style data histograms\nset style histogram clustered gap 1\n"
-                      "set style fill solid 0.8 border -1\nset ylabel '%% of pages on node 1'\n"
-                      "set yrange [0:105]\nset key outside right\n"
-                      "plot '%s' using 2:xtic(1) title 'MGLRU on', '' using 3 title 'MGLRU off'\n"
+                      "set style fill solid 0.8 border -1\nset ylabel '%%'\n"
+                      "set yrange [0:105]\nset key below\n"
+                      "plot '%s' using 2:xtic(1) title 'job pages on node 1, MGLRU on', '' using 3 title 'same, MGLRU off', "
+                      "'' using 4 title 'cache of nodes 0, 2, 3 kept (MGLRU on)'\n"
                       % (os.path.join(out, "locality.png"), d))
             subprocess.run(["gnuplot"], input=script, text=True, check=True)
             made.append("locality.png")
@@ -300,7 +303,8 @@ def main():
     made = charts(plots, a.out)
 
     head = ["# `make bench%s`: cpuset.memory_toss_cache against its peers\n" % (" BENCH_QUICK=1" if a.quick else ""),
-            "- Date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "- Date: %s (when the VM's console log was written)" % datetime.datetime.fromtimestamp(
+                os.path.getmtime(a.log), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "- Guest kernel: %s (non-debug bench config, commit %s)" % (kernel, a.commit),
             "- QEMU: %s, accelerator %s" % (a.qemu, a.accel.upper()),
             "- VM: 4 NUMA nodes of %s; nodes 0-2 with one vCPU each, node 3 without CPU; "
