@@ -62,7 +62,7 @@ help:
 	@echo '  make check-upstream  only the upstream cgroup selftests, patched vs baseline kernel'
 	@echo '  make bench           benchmark the toss against drop_caches, fadvise and'
 	@echo '                       memory.reclaim (non-debug kernel); writes bench/results'
-	@echo '                       (BENCH_QUICK=1: a short run, same tables)'
+	@echo '                       (BENCH_QUICK=1: a short run, same tables, in build/bench-quick)'
 	@echo '  make vm-run CMD=...  boot the test kernel, run CMD as root, print its output,'
 	@echo '                       exit with its status; VMFILES=dir is copied to /extra'
 	@echo '  make vm-run-baseline the same on the unpatched baseline kernel'
@@ -141,7 +141,8 @@ vm-run-baseline: kernel-baseline initramfs
 # short run on every change to the toss path.
 bench: PKGS += gnuplot-nox
 bench: deps kernel-bench initramfs
-	@$(TOP)/scripts/bench.sh $(XKERNEL) $(INITRAMFS) $(TOP)/bench/results
+	@$(TOP)/scripts/bench.sh $(XKERNEL) $(INITRAMFS) \
+		$(if $(BENCH_QUICK),$(BUILD)/bench-quick,$(TOP)/bench/results)
 
 check: deps kernel kernel-baseline initramfs
 	@$(TOP)/scripts/check.sh all

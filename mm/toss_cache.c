@@ -234,8 +234,8 @@ struct toss_batch {
  * Why a folio stayed is counted in @tc when @count is set.
  */
 static struct address_space *toss_lock_folio(struct folio *folio,
-					      struct toss_control *tc,
-					      bool count)
+					     struct toss_control *tc,
+					     bool count)
 {
 	struct toss_control dummy = {};	/* counts nobody reads */
 	struct address_space *mapping;
