@@ -210,7 +210,9 @@ static char *buf;
 /*
  * Create @path with @bytes of data, written with O_DIRECT so that the data
  * goes to the disk without a copy through the page cache (much faster under
- * TCG); a file of the right size is reused.
+ * TCG); a file of the right size is reused.  A quick run only preallocates
+ * the file: it reads as zeros, without disk I/O, into page cache that is
+ * tossed like any other.
  */
 static void make_file(const char *path, unsigned long bytes)
 {
@@ -223,6 +225,12 @@ static void make_file(const char *path, unsigned long bytes)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0644);
 	if (fd < 0)
 		die("%s: %s", path, strerror(errno));
+	if (quick) {
+		if (fallocate(fd, 0, 0, bytes))
+			die("fallocate %s: %s", path, strerror(errno));
+		close(fd);
+		return;
+	}
 	for (done = 0; done < bytes; done += 2 * MiB) {
 		memset(buf, (int)(done >> 21) | 1, 2 * MiB);
 		if (write(fd, buf, 2 * MiB) != 2 * MiB)
@@ -374,7 +382,7 @@ static void scenario1(void)
 	char size[32];
 
 	paths_for(path, "s1-", 1);
-	mkcg("s1", "1", "1");
+	mkcg("s1", "0-2", "1");
 	for (unsigned int s = 0; s < nsizes; s++) {
 		unsigned long bytes = mib[s] * MiB;
 		struct target t = { "s1", path, 1, bytes, NULL, NULL };
@@ -433,7 +441,7 @@ static void scenario2(void)
 
 		snprintf(cg[n], sizeof(cg[n]), "old%d", n);
 		snprintf(mems, sizeof(mems), "%d", n);
-		mkcg(cg[n], n == 3 ? "0" : mems, mems);
+		mkcg(cg[n], "0-2", mems);
 		make_file(paths[n], per);
 	}
 	/* The new job owns node 1; the cache there is an earlier job's (old1). */
@@ -666,6 +674,8 @@ static void run_job(unsigned long bytes, unsigned long *on1, unsigned long *page
 	*pages = res[1];
 }
 
+static unsigned long stale_bytes;
+
 static void scenario5(void)
 {
 	unsigned long total = node_meminfo(1, "MemTotal");
@@ -675,6 +685,7 @@ static void scenario5(void)
 	unsigned long stale, want = job + 32 * MiB;
 	char *stale_path[1], *other_paths[3], free_arg[64], cg[3][8];
 	static const int others[3] = { 0, 2, 3 };
+	double t0;
 	static const struct { const char *name; method_fn fn; int toss; } m[] = {
 		{ "none", NULL, 0 },
 		{ "drop_caches", m_drop_caches, 0 },
@@ -685,19 +696,27 @@ static void scenario5(void)
 	paths_for(stale_path, "s5-stale", 1);
 	paths_for(other_paths, "s5-other", 3);
 	drop_all();
-	/* An earlier job filled node 1 with cache: all but 64 MiB of its free memory. */
-	stale = node_meminfo(1, "MemFree") - 64 * MiB;
-	stale = stale / (64 * MiB) * (64 * MiB);
-	mkcg("old5", "1", "1");
+	/*
+	 * An earlier job filled node 1 with cache: all but 64 MiB of its free
+	 * memory.  Measured once, so that the MGLRU-off pass reuses the file.
+	 */
+	if (!stale_bytes) {
+		stale_bytes = node_meminfo(1, "MemFree") - 64 * MiB;
+		stale_bytes = stale_bytes / (64 * MiB) * (64 * MiB);
+	}
+	stale = stale_bytes;
+	mkcg("old5", "0-2", "1");
+	t0 = now();
 	make_file(stale_path[0], stale);
 	for (int i = 0; i < 3; i++) {
 		char mems[4];
 
 		snprintf(cg[i], sizeof(cg[i]), "oth%d", others[i]);
 		snprintf(mems, sizeof(mems), "%d", others[i]);
-		mkcg(cg[i], others[i] == 3 ? "0" : mems, mems);
+		mkcg(cg[i], "0-2", mems);
 		make_file(other_paths[i], other);
 	}
+	say("  s5 files written in %.0f s\n", now() - t0);
 	mkcg("job5", "0-2", "0-2");
 	snprintf(free_arg, sizeof(free_arg), "1 free=%lu", want);
 	for (int r = 0; r < (reps + 1) / 2; r++) {
@@ -705,10 +724,11 @@ static void scenario5(void)
 			struct target t = { "job5", NULL, 0, 0, NULL, NULL };
 			unsigned long a[NODES], b[NODES], hit0, miss0 = 0, hit1, miss1 = 0;
 			unsigned long on1, pages, free1;
-			double sec = 0;
+			double sec = 0, t1, t2;
 			int err = 0;
 
 			t.toss = m[i].toss == 2 ? free_arg : "1";
+			t0 = now();
 			drop_all();
 			populate("old5", stale_path, 1);
 			for (int k = 0; k < 3; k++)
@@ -721,7 +741,9 @@ static void scenario5(void)
 			hit0 = node_numastat(1, "numa_hit");
 			for (int k = 0; k < 3; k++)
 				miss0 += node_numastat(others[k], "numa_miss");
+			t1 = now();
 			run_job(job, &on1, &pages);
+			t2 = now();
 			hit1 = node_numastat(1, "numa_hit");
 			for (int k = 0; k < 3; k++)
 				miss1 += node_numastat(others[k], "numa_miss");
@@ -736,10 +758,11 @@ static void scenario5(void)
 			       a[0] + a[2] + a[3], want > free1 ? want - free1 : 0,
 			       m[i].toss == 2 ? want : 0);
 			sample_end();
-			say("  s5 mglru=%s %-12s %.3f s: job %lu MiB, %.2f%% on node 1; node 1 lost %lu MiB of cache, others lost %lu MiB\n",
+			say("  s5 mglru=%s %-12s %.3f s: job %lu MiB, %.2f%% on node 1; node 1 lost %lu MiB of cache, others lost %lu MiB (set-up %.0f s, job %.0f s)\n",
 			    mglru, m[i].name, sec, job / MiB, 100.0 * on1 / pages,
 			    lost(a, b, 1) / MiB,
-			    (lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3)) / MiB);
+			    (lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3)) / MiB,
+			    t1 - t0 - sec, t2 - t1);
 		}
 	}
 	rmcg("old5");
