@@ -242,6 +242,15 @@ def report(rows, a):
     return md, targets, plots
 
 
+def histogram(png, title, settings, plot):
+    """A clustered bar chart with gnuplot: @settings are extra set lines."""
+    script = ("set terminal png size 1000,500 noenhanced\nset output '%s'\n"
+              "set title \"%s\"\nset style data histograms\n"
+              "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+              "%s\nplot %s\n" % (png, title, settings, plot))
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
 def charts(plots, out):
     if not shutil.which("gnuplot"):
         return ["(gnuplot not installed: no charts)"]
@@ -255,13 +264,10 @@ def charts(plots, out):
                     f.write("%.2f %s\n" % (b / GIB, " ".join("%.4f" % v for v in vals)))
             cols = ", ".join("'%s' using %d:xtic(1) title '%s'" % (os.path.join(tmp, "t.dat"), i + 2, m)
                              for i, m in enumerate(methods))
-            script = ("set terminal png size 1000,500 noenhanced\nset output '%s'\n"
-                      "set title \"Dropping one node's clean page cache (MGLRU on, higher is better)\"\n"
-                      "set style data histograms\nset style histogram clustered gap 1\n"
-                      "set style fill solid 0.8 border -1\nset ylabel 'GiB/s'\nset xlabel 'GiB of cache'\n"
-                      "set key outside right\nset yrange [0:*]\nplot %s\n"
-                      % (os.path.join(out, "throughput.png"), cols))
-            subprocess.run(["gnuplot"], input=script, text=True, check=True)
+            histogram(os.path.join(out, "throughput.png"),
+                      "Dropping one node's clean page cache (MGLRU on, higher is better)",
+                      "set ylabel 'GiB/s'\nset xlabel 'GiB of cache'\n"
+                      "set key outside right\nset yrange [0:*]", cols)
             made.append("throughput.png")
         lp = plots.get("locality", [])
         if lp:
@@ -276,15 +282,12 @@ def charts(plots, out):
                     f.write("%s %.3f %.3f %.3f\n" % (m, val.get(("on", m), 0), val.get(("off", m), 0),
                                                    kept.get(("on", m), 0)))
             d = os.path.join(tmp, "l.dat")
-            script = ("set terminal png size 1000,500 noenhanced\nset output '%s'\n"
-                      "set title \"The job's pages on its own node, and the other nodes' cache kept (higher is better)\"\n"
-                      "set style data histograms\nset style histogram clustered gap 1\n"
-                      "set style fill solid 0.8 border -1\nset ylabel '%%'\n"
-                      "set yrange [0:105]\nset key below\n"
-                      "plot '%s' using 2:xtic(1) title 'job pages on node 1, MGLRU on', '' using 3 title 'same, MGLRU off', "
-                      "'' using 4 title 'cache of nodes 0, 2, 3 kept (MGLRU on)'\n"
-                      % (os.path.join(out, "locality.png"), d))
-            subprocess.run(["gnuplot"], input=script, text=True, check=True)
+            histogram(os.path.join(out, "locality.png"),
+                      "The job's pages on its own node, and the other nodes' cache kept (higher is better)",
+                      "set ylabel '%'\nset yrange [0:105]\nset key below",
+                      "'%s' using 2:xtic(1) title 'job pages on node 1, MGLRU on', "
+                      "'' using 3 title 'same, MGLRU off', "
+                      "'' using 4 title 'cache of nodes 0, 2, 3 kept (MGLRU on)'" % d)
             made.append("locality.png")
     return made
 

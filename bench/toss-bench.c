@@ -337,6 +337,18 @@ static double m_toss(struct target *t, int *err)
 	return now() - t0;
 }
 
+/* Page cache lost by every node but @node between two snapshots. */
+static unsigned long lost_elsewhere(const unsigned long *a, const unsigned long *b,
+				    int node)
+{
+	unsigned long sum = 0;
+
+	for (int n = 0; n < NODES; n++)
+		if (n != node)
+			sum += lost(a, b, n);
+	return sum;
+}
+
 static void sample_begin(const char *scenario, const char *method)
 {
 	printf("SAMPLE {\"scenario\": \"%s\", \"method\": \"%s\", \"mglru\": \"%s\"",
@@ -347,6 +359,17 @@ static void sample_end(void)
 {
 	printf("}\n");
 	fflush(stdout);
+}
+
+/* The sample of a drop whose target is node 1's cache. */
+static void sample_drop(const char *scenario, const char *method, unsigned long bytes,
+			double sec, const unsigned long *a, const unsigned long *b, int err)
+{
+	sample_begin(scenario, method);
+	printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
+	       ", \"collateral_bytes\": %lu, \"errno\": %d",
+	       bytes, sec, lost(a, b, 1), lost_elsewhere(a, b, 1), -err);
+	sample_end();
 }
 
 static void set_mglru(int on)
@@ -405,12 +428,7 @@ static void scenario1(void)
 				t.toss = m[i].toss ? m[i].toss : size;
 				sec = m[i].fn(&t, &err);
 				snap(b);
-				sample_begin("1", m[i].name);
-				printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
-				       ", \"collateral_bytes\": %lu, \"errno\": %d",
-				       bytes, sec, lost(a, b, 1),
-				       lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3), -err);
-				sample_end();
+				sample_drop("1", m[i].name, bytes, sec, a, b, err);
 				say("  s1 mglru=%s %4lu MiB %-15s %.3f s, dropped %lu MiB%s\n",
 				    mglru, mib[s], m[i].name, sec, lost(a, b, 1) / MiB,
 				    err ? " (error)" : "");
@@ -465,15 +483,9 @@ static void scenario2(void)
 					die("scenario 2: node %d has %lu bytes of cache", n, a[n]);
 			sec = m[i].fn(&t, &err);
 			snap(b);
-			sample_begin("2", m[i].name);
-			printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
-			       ", \"collateral_bytes\": %lu, \"errno\": %d",
-			       per, sec, lost(a, b, 1),
-			       lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3), -err);
-			sample_end();
+			sample_drop("2", m[i].name, per, sec, a, b, err);
 			say("  s2 %-18s %.3f s, node 1 lost %lu MiB, nodes 0,2,3 lost %lu MiB\n",
-			    m[i].name, sec, lost(a, b, 1) / MiB,
-			    (lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3)) / MiB);
+			    m[i].name, sec, lost(a, b, 1) / MiB, lost_elsewhere(a, b, 1) / MiB);
 		}
 	}
 	for (int n = 0; n < NODES; n++) {
@@ -542,7 +554,7 @@ static void scenario3(void)
 			       ", \"collateral_bytes\": %lu, \"errno\": %d"
 			       ", \"node_file_bytes\": %lu, \"node_anon_bytes\": %lu",
 			       total, sec, lost(a, b, 2),
-			       lost(a, b, 0) + lost(a, b, 1) + lost(a, b, 3), -err,
+			       lost_elsewhere(a, b, 2), -err,
 			       a[2], node_meminfo(2, "AnonPages"));
 			sample_end();
 			say("  s3 %-22s node 2 (%lu MiB, %lu MiB cache, %lu MiB anon): %.6f s\n",
@@ -753,15 +765,13 @@ static void scenario5(void)
 			       ", \"node1_dropped\": %lu, \"collateral_bytes\": %lu"
 			       ", \"others_before\": %lu, \"needed\": %lu, \"free_arg\": %lu",
 			       job, sec, -err, 100.0 * on1 / pages, hit1 - hit0,
-			       miss1 - miss0, lost(a, b, 1),
-			       lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3),
+			       miss1 - miss0, lost(a, b, 1), lost_elsewhere(a, b, 1),
 			       a[0] + a[2] + a[3], want > free1 ? want - free1 : 0,
 			       m[i].toss == 2 ? want : 0);
 			sample_end();
 			say("  s5 mglru=%s %-12s %.3f s: job %lu MiB, %.2f%% on node 1; node 1 lost %lu MiB of cache, others lost %lu MiB (set-up %.0f s, job %.0f s)\n",
 			    mglru, m[i].name, sec, job / MiB, 100.0 * on1 / pages,
-			    lost(a, b, 1) / MiB,
-			    (lost(a, b, 0) + lost(a, b, 2) + lost(a, b, 3)) / MiB,
+			    lost(a, b, 1) / MiB, lost_elsewhere(a, b, 1) / MiB,
 			    t1 - t0 - sec, t2 - t1);
 		}
 	}
