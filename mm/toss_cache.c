@@ -33,6 +33,8 @@
  * together, as __remove_mapping() removes one: under the inode's i_lock
  * and the i_pages lock, taken once per batch; a folio goes only if its
  * reference count freezes at the expected value and it is still clean.
+ * The frozen folios then leave the xarray in one walk, as truncation's
+ * folios do.
  * The removed folios are released in batches with folios_put(), which
  * takes the LRU lock once per batch.  No folio stays locked across a
  * reschedule.
@@ -71,6 +73,8 @@
 
 /* pfns looked at between two checks for rescheduling and signals */
 #define TOSS_PFN_BATCH	1024
+/* widest range of file indices removed from the page cache in one batch */
+#define TOSS_INDEX_SPAN	256
 
 /* One walker per node at a time. */
 static struct mutex toss_node_mutex[MAX_NUMNODES];
@@ -280,13 +284,15 @@ unlock:
  * Remove the batch's folios from their mapping, as __remove_mapping() does
  * for one: under the inode's i_lock and the i_pages lock, a folio goes only
  * if its references freeze at ours plus the page cache's (nobody else holds
- * it) and it is still clean once frozen.  Taking the locks once per batch
- * instead of once per folio is where the walk gains on drop_caches.
+ * it) and it is still clean once frozen.  Taking the locks once per batch,
+ * and walking the xarray once per batch, instead of once per folio, is where
+ * the walk gains on drop_caches.
  */
 static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 {
 	struct address_space *mapping = b->mapping;
 	void (*free_folio)(struct folio *folio);
+	struct folio_batch frozen;
 	unsigned long gone = 0;
 	unsigned int i, n = folio_batch_count(&b->locked);
 
@@ -295,9 +301,11 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 	free_folio = mapping->a_ops->free_folio;
 	spin_lock(&mapping->host->i_lock);
 	xa_lock_irq(&mapping->i_pages);
+	folio_batch_init(&frozen);
 	for (i = 0; i < n; i++) {
 		struct folio *folio = b->locked.folios[i];
 		int refs = 1 + folio_nr_pages(folio);
+		unsigned int j;
 
 		if (!folio_ref_freeze(folio, refs))
 			continue;
@@ -306,9 +314,16 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 			folio_ref_unfreeze(folio, refs);
 			continue;
 		}
-		__filemap_remove_folio(folio, NULL);
 		gone |= 1UL << i;
+		/* In index order, for one walk of the xarray. */
+		j = folio_batch_count(&frozen);
+		folio_batch_add(&frozen, folio);
+		for (; j && frozen.folios[j - 1]->index > folio->index; j--)
+			frozen.folios[j] = frozen.folios[j - 1];
+		frozen.folios[j] = folio;
 	}
+	if (folio_batch_count(&frozen))
+		__filemap_remove_folios(mapping, &frozen);
 	xa_unlock_irq(&mapping->i_pages);
 	if (gone && mapping_shrinkable(mapping))
 		inode_add_lru(mapping->host);
@@ -344,12 +359,18 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 	b->pending = 0;
 }
 
-/* Queue a locked folio of @mapping for removal. */
+/*
+ * Queue a locked folio of @mapping for removal.  A batch spans at most
+ * TOSS_INDEX_SPAN pages of the file, so that its walk of the xarray, which
+ * steps over what lies between its folios, stays short.
+ */
 static void toss_queue(struct toss_batch *b, struct folio *folio,
 		       struct address_space *mapping, bool count,
 		       struct toss_control *tc)
 {
-	if (b->mapping != mapping)
+	if (b->mapping != mapping ||
+	    (folio_batch_count(&b->locked) &&
+	     abs_diff(folio->index, b->locked.folios[0]->index) > TOSS_INDEX_SPAN))
 		toss_flush(b, tc);
 	b->mapping = mapping;
 	if (count)
