@@ -497,6 +497,19 @@ static void scenario2(void)
 
 /* ---- 3: the cost of nothing -------------------------------------------- */
 
+/* Map @bytes of anonymous memory and first-touch every page of it. */
+static char *touch_anon(unsigned long bytes)
+{
+	char *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (mem == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	for (unsigned long o = 0; o < bytes; o += 4096)
+		mem[o] = 1;
+	return mem;
+}
+
 /* Fill node 2 with anonymous memory in a child that waits to be killed. */
 static pid_t hog(const char *cg, unsigned long bytes)
 {
@@ -508,15 +521,8 @@ static pid_t hog(const char *cg, unsigned long bytes)
 		die("pipe: %s", strerror(errno));
 	pid = fork();
 	if (!pid) {
-		char *mem;
-
 		cg_enter(cg);
-		mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mem == MAP_FAILED)
-			die("mmap: %s", strerror(errno));
-		for (unsigned long o = 0; o < bytes; o += 4096)
-			mem[o] = 1;
+		touch_anon(bytes);
 		if (write(p[1], "x", 1) != 1)
 			_exit(1);
 		pause();
@@ -652,12 +658,7 @@ static void run_job(unsigned long bytes, unsigned long *on1, unsigned long *page
 		CPU_SET(1, &set);
 		if (sched_setaffinity(0, sizeof(set), &set))
 			die("sched_setaffinity: %s", strerror(errno));
-		mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mem == MAP_FAILED)
-			die("mmap: %s", strerror(errno));
-		for (unsigned long o = 0; o < bytes; o += 4096)
-			mem[o] = 1;
+		mem = touch_anon(bytes);
 		addr = malloc(chunk * sizeof(*addr));
 		status = malloc(chunk * sizeof(*status));
 		for (unsigned long i = 0; i < n; i += chunk) {
