@@ -20,7 +20,7 @@ export KSRC BASE_OK JOBS ACCEL VM_TIMEOUT
 include $(TOP)/BASE
 PKGS := make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio xz-utils \
 	ccache git perl python3 qemu-system-x86 busybox-static bash-static \
-	e2fsprogs
+	e2fsprogs rsync
 ifeq ($(KSRC),)
 ifeq ($(BASE_OK),)
 PKGS += $(BASE_PKG)=$(BASE_VERSION)

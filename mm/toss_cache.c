@@ -40,9 +40,14 @@
  * reschedule.
  *
  * When only part of the cache is wanted (an amount, or a free memory target
- * for the node), a first pass takes the folios that are neither active nor
- * referenced, and only if that falls short a second pass takes the rest, so
- * that a partial toss drops the coldest cache first.
+ * for the node), the walk goes by temperature, the LRU's own notion of it:
+ * a first pass takes the coldest folios only, and each further pass, only
+ * while the toss falls short, also takes those of the next level up.  The
+ * levels: old (the inactive list; under MGLRU, the oldest generation) before
+ * young (the active list; younger generations), and within each, folios
+ * not referenced since they came in before those referenced once, before
+ * those referenced more often (under MGLRU: workingset or in a higher
+ * tier).  A pass that finds no folio of a higher level is the last.
  *
  * No lock is held across the walk: it reschedules every batch and stops on
  * a fatal signal.  Tosses of the same node are serialized by a per-node
@@ -55,6 +60,7 @@
  */
 
 #include <linux/mm.h>
+#include <linux/mm_inline.h>
 #include <linux/mmzone.h>
 #include <linux/memory_hotplug.h>
 #include <linux/pagemap.h>
@@ -64,6 +70,7 @@
 #include <linux/ktime.h>
 #include <linux/memcontrol.h>
 #include <linux/fs.h>
+#include <linux/slab.h>
 #include <linux/toss_cache.h>
 
 #include "internal.h"
@@ -76,15 +83,39 @@
 /* widest range of file indices removed from the page cache in one batch */
 #define TOSS_INDEX_SPAN	256
 
-/* One walker per node at a time. */
-static struct mutex toss_node_mutex[MAX_NUMNODES];
+/*
+ * One walker per node at a time, and the others wait their turn in the
+ * order they came: the owner hands the node to the first waiter when it is
+ * done.  A waiter sleeps killable, not polling, and gives up its place at
+ * once when it is killed or its toss should stop (toss_node_wake_all()
+ * makes every waiter look again).
+ */
+struct toss_node_lock {
+	spinlock_t lock;
+	bool held;
+	struct list_head waiters;	/* struct toss_waiter, first come first */
+};
+
+struct toss_waiter {
+	struct list_head list;
+	struct task_struct *task;
+	bool granted;
+};
+
+static struct toss_node_lock *toss_node_locks;	/* [nr_node_ids] */
 
 static int __init toss_cache_init(void)
 {
 	int nid;
 
-	for (nid = 0; nid < MAX_NUMNODES; nid++)
-		mutex_init(&toss_node_mutex[nid]);
+	toss_node_locks = kcalloc(nr_node_ids, sizeof(*toss_node_locks),
+				  GFP_KERNEL);
+	if (!toss_node_locks)
+		return -ENOMEM;
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		spin_lock_init(&toss_node_locks[nid].lock);
+		INIT_LIST_HEAD(&toss_node_locks[nid].waiters);
+	}
 	return 0;
 }
 core_initcall(toss_cache_init);
@@ -95,22 +126,121 @@ static bool toss_stop(struct toss_control *tc)
 	       (tc->should_stop && tc->should_stop(tc->stop_data));
 }
 
-/* Take the node's mutex, or give up when the toss should stop. */
-static int toss_lock_node(int nid, struct toss_control *tc)
+/**
+ * toss_node_unlock - end a walker's turn on a node
+ * @nid: the node
+ *
+ * Hands the node to the first waiter of toss_node_lock(), if any.
+ *
+ * Context: Any context that may take a spinlock.
+ */
+void toss_node_unlock(int nid)
 {
-	while (!mutex_trylock(&toss_node_mutex[nid])) {
-		if (toss_stop(tc))
-			return fatal_signal_pending(current) ? -EINTR : -ENODEV;
-		schedule_timeout_uninterruptible(msecs_to_jiffies(5));
+	struct toss_node_lock *nl = &toss_node_locks[nid];
+	struct toss_waiter *w;
+
+	spin_lock(&nl->lock);
+	w = list_first_entry_or_null(&nl->waiters, struct toss_waiter, list);
+	if (w) {
+		/* *@w is on the waiter's stack, gone once it sees @granted. */
+		struct task_struct *task = get_task_struct(w->task);
+
+		list_del_init(&w->list);
+		smp_store_release(&w->granted, true);
+		wake_up_process(task);
+		put_task_struct(task);
+	} else {
+		nl->held = false;
 	}
-	return 0;
+	spin_unlock(&nl->lock);
 }
 
-enum toss_pass {
-	TOSS_PASS_ALL,		/* everything, in one pass */
-	TOSS_PASS_COLD,		/* first pass: inactive, unreferenced folios */
-	TOSS_PASS_REST,		/* second pass: what the first one left */
-};
+/**
+ * toss_node_lock - wait for a walker's turn on a node
+ * @nid: the node
+ * @stop: if set, called whenever the waiter wakes: true gives up the wait
+ * @stop_data: argument of @stop
+ *
+ * Walkers of one node take turns, first come first served.  The wait is
+ * killable and ends as soon as @stop says so; toss_node_wake_all() wakes
+ * every waiter to look at @stop again.
+ *
+ * Context: Process context, may sleep; no locks held.
+ * Return: 0 with the node's turn taken, -EINTR on a fatal signal, -ENODEV
+ * when @stop ended the wait, -ENOMEM if the locks could not be allocated
+ * at boot.
+ */
+int toss_node_lock(int nid, bool (*stop)(void *stop_data), void *stop_data)
+{
+	struct toss_node_lock *nl;
+	struct toss_waiter w = { .task = current };
+	int ret = 0;
+
+	if (!toss_node_locks)
+		return -ENOMEM;
+	nl = &toss_node_locks[nid];
+	spin_lock(&nl->lock);
+	if (!nl->held) {
+		nl->held = true;
+		spin_unlock(&nl->lock);
+		return 0;
+	}
+	list_add_tail(&w.list, &nl->waiters);
+	spin_unlock(&nl->lock);
+
+	for (;;) {
+		set_current_state(TASK_KILLABLE);
+		/* Pairs with the smp_store_release() in toss_node_unlock(). */
+		if (smp_load_acquire(&w.granted))
+			break;
+		if (fatal_signal_pending(current))
+			ret = -EINTR;
+		else if (stop && stop(stop_data))
+			ret = -ENODEV;
+		if (ret)
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	if (!ret)
+		return 0;
+	spin_lock(&nl->lock);
+	if (!smp_load_acquire(&w.granted)) {
+		list_del(&w.list);
+		spin_unlock(&nl->lock);
+		return ret;
+	}
+	spin_unlock(&nl->lock);
+	/* Granted while giving up: pass the turn on. */
+	toss_node_unlock(nid);
+	return ret;
+}
+
+/**
+ * toss_node_wake_all - make every waiter of toss_node_lock() look again
+ *
+ * Called when a reason to stop may have come up for some waiters, such as
+ * the removal of the cgroup they toss for.
+ *
+ * Context: Any context that may take a spinlock.
+ */
+void toss_node_wake_all(void)
+{
+	struct toss_waiter *w;
+	int nid;
+
+	if (!toss_node_locks)
+		return;
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		struct toss_node_lock *nl = &toss_node_locks[nid];
+
+		spin_lock(&nl->lock);
+		list_for_each_entry(w, &nl->waiters, list)
+			wake_up_process(w->task);
+		spin_unlock(&nl->lock);
+	}
+}
+
 
 /*
  * Is @memcg in the scope of @target: a descendant (or itself), and not
@@ -159,6 +289,40 @@ static bool toss_folio_in_scope(struct folio *folio, struct toss_control *tc)
 }
 
 /*
+ * How cold is this pinned folio: 0, the coldest, to TOSS_LEVELS - 1.  Old
+ * (inactive list, oldest generation) before young, and within each, by
+ * how often it was referenced: not since it came in, once, more.
+ */
+static int toss_folio_level(struct folio *folio)
+{
+	bool young = folio_test_active(folio), more = false;
+	int refs;
+
+#ifdef CONFIG_LRU_GEN
+	int gen = folio_lru_gen(folio);
+
+	if (gen >= 0) {
+		struct lruvec *lruvec;
+		unsigned long seq;
+
+		rcu_read_lock();
+		lruvec = folio_lruvec(folio);
+		seq = READ_ONCE(lruvec->lrugen.min_seq[LRU_GEN_FILE]);
+		young = gen != lru_gen_from_seq(seq);
+		rcu_read_unlock();
+		more = folio_lru_refs(folio) > 0;
+	}
+#endif
+	if (!folio_test_referenced(folio))
+		refs = 0;
+	else if (!more && !folio_test_workingset(folio))
+		refs = 1;
+	else
+		refs = 2;
+	return young * 3 + refs;
+}
+
+/*
  * Pin the folio at @pfn if it looks like clean, unmapped page cache of node
  * @nid (in @tc's memcg scope, if any).  The first checks are made without a
  * reference and are only hints; they are made again under the folio lock by
@@ -166,36 +330,42 @@ static bool toss_folio_in_scope(struct folio *folio, struct toss_control *tc)
  */
 static struct folio *toss_get_folio(unsigned long pfn, int nid,
 				    struct toss_control *tc,
-				    enum toss_pass pass, bool *count)
+				    int pass, bool *count)
 {
 	struct page *page = pfn_to_online_page(pfn);
 	struct folio *folio;
 	long nr;
-	bool hot;
+	int level;
 
-	if (!page || PageTail(page))
+	/*
+	 * Hints from the page's own flags, which are safe to read whatever
+	 * the page turns into meanwhile; the folio's are read only once it
+	 * is pinned.
+	 */
+	if (!page || PageTail(page) || !PageLRU(page) || PageAnon(page))
+		return NULL;
+	if (page_to_nid(page) != nid)
 		return NULL;
 	folio = page_folio(page);
-	if (!folio_test_lru(folio) || folio_test_anon(folio) ||
-	    folio_test_swapbacked(folio) || folio_test_unevictable(folio))
-		return NULL;
-	if (folio_nid(folio) != nid)
-		return NULL;
-	hot = folio_test_active(folio) || folio_test_referenced(folio);
-	if (pass == TOSS_PASS_COLD && hot)
-		return NULL;
-
 	if (!folio_try_get(folio))
 		return NULL;
-	if (unlikely(page_folio(page) != folio || !folio_test_lru(folio)))
+	if (unlikely(page_folio(page) != folio || !folio_test_lru(folio) ||
+		     folio_test_anon(folio) || folio_test_swapbacked(folio) ||
+		     folio_test_unevictable(folio)))
 		goto put;
+	level = toss_folio_level(folio);
+	if (level > pass) {
+		/* For a later pass. */
+		tc->next_level = min(tc->next_level, level);
+		goto put;
+	}
 	/* Out of a memcg scope: not ours to look at, nor to count. */
 	if (!toss_folio_in_scope(folio, tc))
 		goto put;
 
-	/* The second pass counts only what the first one did not see. */
+	/* An earlier walk of this toss may have counted it already. */
 	nr = folio_nr_pages(folio);
-	*count = pass != TOSS_PASS_REST || hot;
+	*count = pfn >= tc->counted_pfn[level];
 	if (*count)
 		tc->nr_scanned += nr;
 	if (folio_test_dirty(folio)) {
@@ -421,25 +591,28 @@ static unsigned long toss_free_block_tail(unsigned long pfn)
 	return (1UL << order) - 1;
 }
 
-static int toss_node_pass(int nid, struct toss_control *tc,
-			  enum toss_pass pass)
+/* One walk of the node, taking the folios of levels up to @pass. */
+static int toss_node_pass(int nid, struct toss_control *tc, int pass)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
 	unsigned long pfn = pgdat->node_start_pfn;
 	unsigned long end_pfn = pgdat_end_pfn(pgdat);
 	struct toss_batch b = { .mapping = NULL };
-	int ret = 0;
+	int i, ret = 0;
 
 	BUILD_BUG_ON(PAGEVEC_SIZE > BITS_PER_LONG);
 	folio_batch_init(&b.locked);
 	folio_batch_init(&b.release);
 	while (pfn < end_pfn && tc->nr_tossed < tc->nr_to_toss) {
 		unsigned long batch_end = min(end_pfn, pfn + TOSS_PFN_BATCH);
+		bool full = false;
 
 		/* Protection may change: look again every batch. */
 		tc->last_memcg = NULL;
 
-		for (; pfn < batch_end; pfn++) {
+		/* The memmap of the batch stays while we look at it. */
+		get_online_mems();
+		for (; pfn < batch_end && !full; pfn++) {
 			struct address_space *mapping;
 			struct folio *folio;
 			bool count;
@@ -454,6 +627,7 @@ static int toss_node_pass(int nid, struct toss_control *tc,
 			/* A partial toss never drops more than it was asked. */
 			if (folio_nr_pages(folio) >
 			    tc->nr_to_toss - tc->nr_tossed - b.pending) {
+				tc->nr_too_big += folio_nr_pages(folio);
 				folio_put(folio);
 				continue;
 			}
@@ -463,11 +637,11 @@ static int toss_node_pass(int nid, struct toss_control *tc,
 				continue;
 			}
 			toss_queue(&b, folio, mapping, count, tc);
-			if (tc->nr_tossed + b.pending >= tc->nr_to_toss)
-				break;
+			full = tc->nr_tossed + b.pending >= tc->nr_to_toss;
 		}
 		/* No folio stays locked across a reschedule. */
 		toss_flush(&b, tc);
+		put_online_mems();
 		if (folio_batch_count(&b.release))
 			folios_put(&b.release);
 		if (fatal_signal_pending(current)) {
@@ -480,15 +654,21 @@ static int toss_node_pass(int nid, struct toss_control *tc,
 		}
 		cond_resched();
 	}
+	/* What this walk looked at is counted: later walks skip it. */
+	pfn = min(pfn, end_pfn);
+	for (i = 0; i <= pass; i++)
+		tc->counted_pfn[i] = max(tc->counted_pfn[i], pfn);
 	return ret;
 }
 
 /*
- * Shrink the node's reclaimable slab through the NUMA-aware shrinkers, for
- * every memcg (of the scope, if any), as drop_caches does for all nodes:
- * again while the last round freed enough to be worth it.
+ * Shrink the node's dentry and inode caches (the super blocks' shrinkers,
+ * nothing else: the other NUMA-aware shrinkers split THPs, write to swap or
+ * drop refault history), for every memcg of the scope, as drop_caches does
+ * for all nodes: again while the last round freed enough to be worth it.
+ * The stop condition is looked at after every memcg.
  */
-static void toss_node_slab(int nid, struct toss_control *tc)
+static int toss_node_slab(int nid, struct toss_control *tc)
 {
 	unsigned long freed;
 	int shift = 0;
@@ -499,24 +679,35 @@ static void toss_node_slab(int nid, struct toss_control *tc)
 		freed = 0;
 		memcg = mem_cgroup_iter(tc->memcg, NULL, NULL);
 		do {
-			freed += shrink_slab_numa_aware(GFP_KERNEL, nid, memcg, 0);
+			freed += shrink_slab_super(GFP_KERNEL, nid, memcg);
+			if (toss_stop(tc)) {
+				mem_cgroup_iter_break(tc->memcg, memcg);
+				tc->nr_slab += freed;
+				return fatal_signal_pending(current) ? -EINTR : -ENODEV;
+			}
 			cond_resched();
 		} while ((memcg = mem_cgroup_iter(tc->memcg, memcg, NULL)));
 		tc->nr_slab += freed;
-	} while ((freed >> shift++) > 1 && !toss_stop(tc));
+	} while ((freed >> shift++) > 1);
+	return 0;
 }
 
-/* One or two passes over the node, up to @tc->nr_to_toss in all. */
+/*
+ * Up to @tc->nr_to_toss pages in all: everything in one walk, or coldest
+ * first, a walk per level that has folios, while the toss falls short.
+ */
 static int toss_node_passes(int nid, struct toss_control *tc)
 {
-	int ret;
+	int level = 0, ret;
 
 	if (tc->nr_to_toss == ULONG_MAX)
-		return toss_node_pass(nid, tc, TOSS_PASS_ALL);
-	ret = toss_node_pass(nid, tc, TOSS_PASS_COLD);
-	if (ret || tc->nr_tossed >= tc->nr_to_toss)
-		return ret;
-	return toss_node_pass(nid, tc, TOSS_PASS_REST);
+		return toss_node_pass(nid, tc, TOSS_LEVELS - 1);
+	do {
+		tc->next_level = TOSS_LEVELS;
+		ret = toss_node_pass(nid, tc, level);
+		level = tc->next_level;
+	} while (!ret && tc->nr_tossed < tc->nr_to_toss && level < TOSS_LEVELS);
+	return ret;
 }
 
 /* The toss proper: see toss_node_cache(). */
@@ -556,8 +747,13 @@ static int __toss_node_cache(int nid, struct toss_control *tc)
  * touched, nor is memory on any other node.  The caller should have drained
  * the per-CPU LRU caches with lru_add_drain_all() first.
  *
- * Context: Process context, may sleep; no locks held.  Takes the node's
- * toss mutex for the walk: tosses of one node run one after the other.
+ * The walk stops early, between two batches of pfns, on a fatal signal of
+ * the task that runs it (a process tossing in its own context) or when
+ * @tc->should_stop says so (how a kernel worker, which gets no signals,
+ * learns that the writer it works for was killed or its cgroup removed).
+ *
+ * Context: Process context, may sleep; no locks held.  A caller that must
+ * not pile up with other walkers of the node holds toss_node_lock().
  * Return: 0, -EINTR if a fatal signal cut the walk short, or -ENODEV if
  * @tc->should_stop did.  What was tossed so far is in @tc either way.
  */
@@ -569,20 +765,15 @@ int toss_node_cache(int nid, struct toss_control *tc)
 
 	if (!node_state(nid, N_MEMORY))
 		return 0;
-	ret = toss_lock_node(nid, tc);
-	if (ret)
-		return ret;
 	trace_toss_node_begin(tc, nid);
 	start = ktime_get_ns();
 	ret = __toss_node_cache(nid, tc);
 	if (!ret && tc->slab)
-		toss_node_slab(nid, tc);
+		ret = toss_node_slab(nid, tc);
 	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_SCANNED,
 			    tc->nr_scanned - scanned);
 	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_TOSSED,
 			    tc->nr_tossed - tossed);
-	/* Before the unlock: a node's begin and end events never interleave. */
 	trace_toss_node_end(tc, nid, ktime_get_ns() - start, ret);
-	mutex_unlock(&toss_node_mutex[nid]);
 	return ret;
 }

@@ -4,7 +4,9 @@
 # check.sh <all|toss|upstream>: run the tests in the VM and count them.
 #
 #   toss      test_cpuset_toss with MGLRU on and off (one VM each), and the
-#             demo, on the patched debug kernel
+#             demo, on the patched debug kernel; then test_toss_parallel in
+#             a VM alone, and test_toss_isolated in a VM booted with
+#             isolcpus=2
 #   upstream  the upstream cgroup selftests that touch cpuset and memcg on
 #             the patched kernel and on the unpatched baseline: a test that
 #             fails only on the patched kernel is a failure; one that fails
@@ -103,6 +105,9 @@ if [ "$what" = all ] || [ "$what" = toss ]; then
 	boot "$kernel" "$res/toss-on.log" run-tests toss y & pids+=($!)
 	boot "$kernel" "$res/toss-off.log" run-tests toss n & pids+=($!)
 	wait "${pids[@]}"
+	echo "check: booting the patched kernel alone: test_toss_parallel; then with isolcpus=2: test_toss_isolated"
+	boot "$kernel" "$res/toss-alone.log" run-tests alone
+	VM_APPEND="isolcpus=2" boot "$kernel" "$res/toss-isolcpus.log" run-tests isolcpus
 fi
 if [ "$what" = all ] || [ "$what" = upstream ]; then
 	plog=$res/upstream-patched.log blog=$res/upstream-baseline.log
@@ -124,9 +129,10 @@ if [ "$what" = all ] || [ "$what" = upstream ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = toss ]; then
-	for m in on off; do
+	for m in on off alone isolcpus; do
 		log=$res/toss-$m.log
-		{ tap "$log" toss; vmstatus "$(cat "$log.rc")" "$log" "toss-vm-mglru-$m"; } > "$res/toss-$m.results"
+		case $m in on|off) vm=toss-vm-mglru-$m ;; *) vm=toss-vm-$m ;; esac
+		{ tap "$log" toss; vmstatus "$(cat "$log.rc")" "$log" "$vm"; } > "$res/toss-$m.results"
 		count "$res/toss-$m.results"
 	done
 fi

@@ -59,7 +59,12 @@ if [ "$img" -ot "$obj/include/config/auto.conf" ]; then
 	rm -f "$obj/vmlinux" "$img"
 	mk -j"$JOBS" bzImage
 fi
-if [ ! -d "$obj/usr/include/linux" ] || [ "$obj/usr/include" -ot "$obj/arch/x86/boot/bzImage" ]; then
+# The uapi headers the static tests build against.  A stamp written only
+# after headers_install succeeded decides whether to skip it, so a failed
+# or interrupted install is never taken for a finished one.
+hstamp=$obj/.headers-installed
+if [ ! -f "$hstamp" ] || [ "$hstamp" -ot "$img" ]; then
+	rm -f "$hstamp"
 	mk headers_install >/dev/null
-	touch "$obj/usr/include"
+	touch "$hstamp"
 fi

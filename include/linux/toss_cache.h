@@ -4,6 +4,9 @@
 
 #include <linux/types.h>
 
+/* Levels of coldness a partial toss goes through, coldest first. */
+#define TOSS_LEVELS	6
+
 struct mem_cgroup;
 
 /**
@@ -14,8 +17,8 @@ struct mem_cgroup;
  * @memcg: if set, only page cache charged to this memory cgroup or its
  *	descendants is tossed, and none of those protected by memory.min or
  *	memory.low against it
- * @slab: also shrink the node's reclaimable slab, through NUMA-aware
- *	shrinkers only (of @memcg's subtree when set)
+ * @slab: also shrink the node's dentry and inode caches, through the super
+ *	blocks' shrinkers only (of @memcg's subtree when set)
  * @should_stop: if set, called between batches: true ends the toss early
  *	with -ENODEV (the cgroup it was for is going away, say)
  * @stop_data: argument of @should_stop
@@ -26,9 +29,16 @@ struct mem_cgroup;
  * @nr_mapped: pages skipped because they were mapped by a process
  * @nr_busy: pages skipped because they were locked, pinned or in use
  * @nr_slab: slab objects freed (with @slab)
+ * @nr_too_big: pages of folios left because they were bigger than what was
+ *	left to toss
+ * @counted_pfn: folios of each level of coldness below these pfns were
+ *	already counted by an earlier walk of the same toss, and are not
+ *	counted again
  *
  * The caller sets @cgroup_id, @nr_to_toss and @free_target and zeroes the
- * counters; toss_node_cache() adds to them.
+ * counters and @counted_pfn; toss_node_cache() adds to them.  A toss that
+ * walks a node more than once keeps @counted_pfn from one walk to the next,
+ * so that each folio is counted once.
  */
 struct toss_control {
 	u64 cgroup_id;
@@ -45,12 +55,18 @@ struct toss_control {
 	unsigned long nr_mapped;
 	unsigned long nr_busy;
 	unsigned long nr_slab;
+	unsigned long nr_too_big;
+	unsigned long counted_pfn[TOSS_LEVELS];
 
 	/* private: the memcg looked at last, and whether it is in scope */
 	struct mem_cgroup *last_memcg;
 	bool last_in_scope;
+	int next_level;
 };
 
+int toss_node_lock(int nid, bool (*stop)(void *stop_data), void *stop_data);
+void toss_node_unlock(int nid);
+void toss_node_wake_all(void);
 int toss_node_cache(int nid, struct toss_control *tc);
 unsigned long toss_node_free_pages(int nid);
 

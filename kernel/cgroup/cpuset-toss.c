@@ -33,20 +33,22 @@
  * scope=cgroup touches only this cgroup's own cache and is allowed to
  * whoever may write the file: the owner of a delegated subtree.
  *
- * Every toss is counted in cpuset.memory_toss_cache.stat, a read-only
- * flat-keyed file next to it: the number of tosses, the bytes tossed per
- * node, and what the last toss scanned, tossed and kept, who asked for it,
- * how long it took and how it ended.
+ * Every toss is counted in cpuset.memory_toss_cache.stat, a read-only file
+ * next to it, nested-keyed like memory.numa_stat ("key value" lines, and a
+ * "tossed N0=<bytes> N1=<bytes> ..." line): the number of tosses, the bytes
+ * tossed per node, and what the last toss scanned, tossed and kept, who
+ * asked for it, how long it took and how it ended.
  *
  * Locking: the cpuset's effective mems are read once under cpuset_mutex,
- * then every lock is dropped before any page is looked at.  The walk itself
- * (mm/toss_cache.c) holds no lock across pages, reschedules regularly and
- * stops on a fatal signal.
+ * then every lock is dropped before any page is looked at, and the file's
+ * active reference is broken (the css stays pinned), so that rmdir never
+ * waits for a toss: the toss sees its cgroup dying and stops.  The walk
+ * itself (mm/toss_cache.c) holds no lock across batches of pages,
+ * reschedules regularly and stops on a fatal signal.
  */
 
 #include <linux/capability.h>
 #include <linux/completion.h>
-#include <linux/cpu.h>
 #include <linux/ctype.h>
 #include <linux/cgroup.h>
 #include <linux/cpuset.h>
@@ -55,6 +57,8 @@
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/parser.h>
+#include <linux/pid.h>
+#include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
@@ -85,13 +89,13 @@ static const match_table_t toss_tokens = {
 /* What cpuset.memory_toss_cache.stat shows; all sizes in pages. */
 struct cpuset_toss_stat {
 	spinlock_t lock;		/* protects all below */
-	struct {
-		u64 nr_tosses;
-		struct toss_control last;
-		u64 last_duration_ns;
-		pid_t last_pid;
-		int last_error;
-	} s;
+	u64 nr_tosses;
+	struct toss_control last;
+	u64 last_duration_ns;
+	struct pid *last_pid;
+	int last_error;
+	/* The log lines of this cpuset's tosses: others' are not held up. */
+	struct ratelimit_state rs;
 	u64 tossed[];			/* per node id */
 };
 
@@ -106,19 +110,69 @@ struct toss_request {
 	nodemask_t nodes;
 };
 
-/* A size in bytes, at least one page worth, as pages (rounded up). */
-static int toss_parse_size(const char *str, unsigned long *pages)
+/*
+ * A size in bytes: a decimal number with an optional K, M, G, T, P or E
+ * suffix (powers of 1024, either case).  -ERANGE if it does not fit in 64
+ * bits, -EINVAL if it is not a size at all.
+ */
+static int toss_parse_bytes(const char *str, u64 *bytes)
 {
-	unsigned long long bytes;
-	char *end;
+	static const char suffixes[] = "KMGTPE";
+	size_t n = strspn(str, "0123456789");
+	char digits[24];
+	const char *sfx;
+	int shift = 0, ret;
 
-	if (!isdigit(*str))
+	if (!n)
 		return -EINVAL;
-	bytes = memparse(str, &end);
-	if (*end || !bytes)
+	if (n >= sizeof(digits))
+		return -ERANGE;
+	if (str[n]) {
+		sfx = strchr(suffixes, toupper(str[n]));
+		if (!sfx || str[n + 1])
+			return -EINVAL;
+		shift = 10 * (sfx - suffixes + 1);
+	}
+	memcpy(digits, str, n);
+	digits[n] = '\0';
+	ret = kstrtoull(digits, 10, bytes);
+	if (ret)
+		return ret;
+	if (shift && *bytes > (U64_MAX >> shift))
+		return -ERANGE;
+	*bytes <<= shift;
+	return 0;
+}
+
+/*
+ * A size to toss at most, as whole pages, rounded down: never more than
+ * asked.  Less than a page cannot be tossed: -EINVAL.
+ */
+static int toss_parse_amount(const char *str, unsigned long *pages)
+{
+	u64 bytes;
+	int ret = toss_parse_bytes(str, &bytes);
+
+	if (ret)
+		return ret;
+	if (bytes < PAGE_SIZE)
 		return -EINVAL;
-	bytes = DIV_ROUND_UP_ULL(bytes, PAGE_SIZE);
-	*pages = min_t(unsigned long long, bytes, ULONG_MAX - 1);
+	*pages = min_t(u64, bytes >> PAGE_SHIFT, ULONG_MAX - 1);
+	return 0;
+}
+
+/* A free memory target, as pages, rounded up: at least that much free. */
+static int toss_parse_free(const char *str, unsigned long *pages)
+{
+	u64 bytes;
+	int ret = toss_parse_bytes(str, &bytes);
+
+	if (ret)
+		return ret;
+	if (!bytes)
+		return -EINVAL;
+	bytes = (bytes >> PAGE_SHIFT) + !!(bytes & ~PAGE_MASK);
+	*pages = min_t(u64, bytes, ULONG_MAX - 1);
 	return 0;
 }
 
@@ -141,6 +195,7 @@ static int toss_parse(char *buf, struct toss_request *req)
 {
 	substring_t args[MAX_OPT_ARGS];
 	char *amount, *start;
+	int ret;
 
 	memset(req, 0, sizeof(*req));
 	buf = strstrip(buf);
@@ -148,14 +203,16 @@ static int toss_parse(char *buf, struct toss_request *req)
 	if (!amount || !*amount)
 		return -EINVAL;
 
-	if (!strcmp(amount, "1") || !strcmp(amount, "max"))
+	if (!strcmp(amount, "1") || !strcmp(amount, "max")) {
 		req->nr_pages = ULONG_MAX;
-	else if (toss_parse_size(amount, &req->nr_pages))
-		return -EINVAL;
+	} else {
+		ret = toss_parse_amount(amount, &req->nr_pages);
+		if (ret)
+			return ret;
+	}
 
 	while ((start = strsep(&buf, " ")) != NULL) {
 		char *list;
-		int ret;
 
 		if (!*start)
 			continue;
@@ -188,7 +245,7 @@ static int toss_parse(char *buf, struct toss_request *req)
 			list = match_strdup(&args[0]);
 			if (!list)
 				return -ENOMEM;
-			ret = toss_parse_size(list, &req->free_pages);
+			ret = toss_parse_free(list, &req->free_pages);
 			kfree(list);
 			if (ret)
 				return ret;
@@ -200,92 +257,123 @@ static int toss_parse(char *buf, struct toss_request *req)
 	return 0;
 }
 
-/*
- * Toss up to @req->nr_pages over @nodes: a first round gives each node an
- * equal share of what is still wanted, and a second round lets the nodes
- * that met their share make up for those that could not.
+/**
+ * cpuset_toss_alloc - allocate a cpuset's toss statistics
+ * @cs: the cpuset, being created
+ *
+ * The statistics live as long as the cpuset, so that no toss ever goes
+ * uncounted.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0, or -ENOMEM.
  */
-/* The cpuset's statistics, allocated by its first toss; NULL if no memory. */
-static struct cpuset_toss_stat *toss_stat_get(struct cpuset *cs)
+int cpuset_toss_alloc(struct cpuset *cs)
 {
-	/* Pairs with the cmpxchg_release() below: *st is initialized. */
-	struct cpuset_toss_stat *st = smp_load_acquire(&cs->toss_stat);
+	struct cpuset_toss_stat *st;
 
-	if (st)
-		return st;
 	st = kzalloc(struct_size(st, tossed, nr_node_ids), GFP_KERNEL);
 	if (!st)
-		return NULL;
+		return -ENOMEM;
 	spin_lock_init(&st->lock);
-	/* Publish an initialized *st; a racing first toss may win. */
-	if (cmpxchg_release(&cs->toss_stat, NULL, st)) {
-		kfree(st);
-		/* Pairs with the winner's cmpxchg_release(). */
-		st = smp_load_acquire(&cs->toss_stat);
-	}
-	return st;
+	/* drop_caches' pace; the suppressed lines are counted in the next. */
+	ratelimit_state_init(&st->rs, DEFAULT_RATELIMIT_INTERVAL,
+			     DEFAULT_RATELIMIT_BURST);
+	ratelimit_set_flags(&st->rs, RATELIMIT_MSG_ON_RELEASE);
+	cs->toss_stat = st;
+	return 0;
 }
 
+/**
+ * cpuset_toss_free - free a cpuset's toss statistics
+ * @cs: the cpuset, being freed
+ *
+ * Context: Process context.
+ */
 void cpuset_toss_free(struct cpuset *cs)
 {
-	kfree(cs->toss_stat);
+	struct cpuset_toss_stat *st = cs->toss_stat;
+
+	if (!st)
+		return;
+	put_pid(st->last_pid);
+	kfree(st);
+	cs->toss_stat = NULL;
 }
 
+/**
+ * cpuset_toss_offline - a cpuset goes offline
+ * @cs: the cpuset, being removed
+ *
+ * Its tosses stop at their next batch; the ones still waiting for a
+ * node's turn give up their place now.
+ *
+ * Context: Process context.
+ */
+void cpuset_toss_offline(struct cpuset *cs)
+{
+	toss_node_wake_all();
+}
+
+/**
+ * cpuset_toss_stat_show - show cpuset.memory_toss_cache.stat
+ * @sf: the seq_file of the reader
+ * @v: unused
+ *
+ * Every line is printed under the statistics' lock, so that the last_*
+ * lines all describe the same toss.  last_pid is the pid of the process
+ * that wrote the last toss as the reader's pid namespace sees it, 0 if it
+ * cannot see it.
+ *
+ * Return: 0.
+ */
 int cpuset_toss_stat_show(struct seq_file *sf, void *v)
 {
-	struct cpuset *cs = css_cs(seq_css(sf));
-	/* Pairs with the cmpxchg_release() in toss_stat_get(). */
-	struct cpuset_toss_stat *st = smp_load_acquire(&cs->toss_stat);
-	struct cpuset_toss_stat zero = {};
+	struct cpuset_toss_stat *st = css_cs(seq_css(sf))->toss_stat;
 	u64 total = 0;
 	int nid;
 
-	if (!st) {
-		seq_puts(sf, "tosses 0\ntossed_bytes 0\ntossed");
-		for_each_node_state(nid, N_MEMORY)
-			seq_printf(sf, " N%d=0", nid);
-		seq_putc(sf, '\n');
-		st = &zero;
-		goto last;
-	}
 	spin_lock(&st->lock);
 	for (nid = 0; nid < nr_node_ids; nid++)
 		total += st->tossed[nid];
-	seq_printf(sf, "tosses %llu\n", st->s.nr_tosses);
+	seq_printf(sf, "tosses %llu\n", st->nr_tosses);
 	seq_printf(sf, "tossed_bytes %llu\n", total << PAGE_SHIFT);
 	seq_puts(sf, "tossed");
 	for_each_node_state(nid, N_MEMORY)
 		seq_printf(sf, " N%d=%llu", nid, st->tossed[nid] << PAGE_SHIFT);
 	seq_putc(sf, '\n');
-	spin_unlock(&st->lock);
-last:
-	/* The last toss: a torn read of these is harmless. */
-	seq_printf(sf, "last_pid %d\n", READ_ONCE(st->s.last_pid));
-	seq_printf(sf, "last_error %d\n", READ_ONCE(st->s.last_error));
+	seq_printf(sf, "last_pid %d\n", pid_vnr(st->last_pid));
+	seq_printf(sf, "last_error %d\n", st->last_error);
 	seq_printf(sf, "last_duration_us %llu\n",
-		   div_u64(READ_ONCE(st->s.last_duration_ns), NSEC_PER_USEC));
+		   div_u64(st->last_duration_ns, NSEC_PER_USEC));
 	seq_printf(sf, "last_scanned_bytes %lu\n",
-		   READ_ONCE(st->s.last.nr_scanned) << PAGE_SHIFT);
+		   st->last.nr_scanned << PAGE_SHIFT);
 	seq_printf(sf, "last_tossed_bytes %lu\n",
-		   READ_ONCE(st->s.last.nr_tossed) << PAGE_SHIFT);
+		   st->last.nr_tossed << PAGE_SHIFT);
 	seq_printf(sf, "last_dirty_bytes %lu\n",
-		   READ_ONCE(st->s.last.nr_dirty) << PAGE_SHIFT);
+		   st->last.nr_dirty << PAGE_SHIFT);
 	seq_printf(sf, "last_writeback_bytes %lu\n",
-		   READ_ONCE(st->s.last.nr_writeback) << PAGE_SHIFT);
+		   st->last.nr_writeback << PAGE_SHIFT);
 	seq_printf(sf, "last_mapped_bytes %lu\n",
-		   READ_ONCE(st->s.last.nr_mapped) << PAGE_SHIFT);
+		   st->last.nr_mapped << PAGE_SHIFT);
 	seq_printf(sf, "last_busy_bytes %lu\n",
-		   READ_ONCE(st->s.last.nr_busy) << PAGE_SHIFT);
-	seq_printf(sf, "last_slab_objects %lu\n",
-		   READ_ONCE(st->s.last.nr_slab));
+		   st->last.nr_busy << PAGE_SHIFT);
+	seq_printf(sf, "last_slab_objects %lu\n", st->last.nr_slab);
+	spin_unlock(&st->lock);
 	return 0;
 }
 
 /*
- * Each node's share of a toss runs as a work item on a CPU of that node (a
- * node without CPUs: of the nearest node with CPUs), all nodes at once, as
- * the 2005 patch ran one kernel thread per node.  The writer waits for all
- * of them; a fatal signal makes them stop at their next batch.
+ * A toss of scope=node runs each node's walk as a work item of an unbound
+ * workqueue queued on that node (queue_work_node()), all nodes at once, as
+ * the 2005 patch ran one kernel thread per node.  Unbound workers keep off
+ * the CPUs of isolated partitions and out of isolcpus= and
+ * workqueue.unbound_cpus (wq_unbound_cpumask); WQ_SYSFS lets the admin
+ * narrow them further.  The writer waits for all of them; when it is
+ * killed, they stop at their next batch.
+ *
+ * A toss of scope=cgroup, open to unprivileged owners, runs in the
+ * writer's own context, node after node: its CPU time is the writer's,
+ * within the writer's cpu.max and cpuset.cpus.
  */
 static struct workqueue_struct *toss_wq;
 
@@ -301,13 +389,14 @@ struct toss_work {
 	struct toss_job *job;
 	int nid;
 	int ret;
+	bool locked;			/* holds the node's turn */
+	bool run;			/* walks in this round */
 	struct toss_control tc;
 };
 
 /*
  * Stop when the writer was killed, or when the cgroup is being removed:
- * rmdir waits for this write to end (kernfs drains the file's active
- * references) after it marked the css dying.
+ * its rmdir does not wait for this write.
  */
 static bool toss_should_stop(void *data)
 {
@@ -327,127 +416,190 @@ static void toss_work_fn(struct work_struct *work)
 }
 
 /*
- * The CPU that works for @nid: one of its own, or of the nearest node with
- * CPUs.  The workqueue is per-CPU, so the walk stays on that CPU.
+ * Run one round: the nodes of @tw marked to run, each up to its
+ * tc.nr_to_toss.  Returns 0, -EINTR when the writer was killed, or the
+ * first error of a node (-ENODEV when the cgroup went away).
  */
-static int toss_cpu(int nid)
-{
-	int n, best = nid, dist = INT_MAX;
-	unsigned int cpu;
-
-	if (!node_state(nid, N_CPU)) {
-		for_each_node_state(n, N_CPU) {
-			if (node_distance(nid, n) < dist) {
-				dist = node_distance(nid, n);
-				best = n;
-			}
-		}
-	}
-	cpu = cpumask_any_and(cpumask_of_node(best), cpu_online_mask);
-	return cpu < nr_cpu_ids ? cpu : raw_smp_processor_id();
-}
-
-/*
- * Run one round: toss @want[i] pages on node @tw[i].nid, all nodes at once.
- * Returns 0, -EINTR when the writer was killed, or the first error of a
- * node (-ENODEV when the cgroup went away).
- */
-static int toss_round(struct toss_work *tw, int nr, struct toss_job *job)
+static int toss_round(struct toss_work *tw, int nr, struct toss_job *job,
+		      bool in_writer)
 {
 	int i, ret = 0;
 
-	atomic_set(&job->pending, nr + 1);
+	if (in_writer || !toss_wq) {
+		for (i = 0; i < nr && !ret; i++)
+			if (tw[i].run)
+				ret = toss_node_cache(tw[i].nid, &tw[i].tc);
+		return ret;
+	}
+	atomic_set(&job->pending, 1);
 	init_completion(&job->done);
-	/* Queue on online CPUs: an offlined CPU's work moves elsewhere. */
-	cpus_read_lock();
 	for (i = 0; i < nr; i++) {
+		if (!tw[i].run)
+			continue;
 		INIT_WORK(&tw[i].work, toss_work_fn);
 		tw[i].job = job;
-		queue_work_on(toss_cpu(tw[i].nid), toss_wq, &tw[i].work);
+		tw[i].ret = 0;
+		atomic_inc(&job->pending);
+		queue_work_node(tw[i].nid, toss_wq, &tw[i].work);
 	}
-	cpus_read_unlock();
 	if (!atomic_dec_and_test(&job->pending) &&
 	    wait_for_completion_killable(&job->done)) {
+		/* The workers stop at their next batch. */
 		atomic_set(&job->abort, 1);
 		wait_for_completion(&job->done);
 		ret = -EINTR;
 	}
 	for (i = 0; i < nr && !ret; i++)
-		ret = tw[i].ret;
+		if (tw[i].run)
+			ret = tw[i].ret;
 	return ret;
 }
 
+/* Add one walk's counts to the toss's, and to the statistics. */
+static void toss_account(struct toss_work *tw, struct cpuset_toss_stat *st,
+			 struct toss_control *sum)
+{
+	struct toss_control *tc = &tw->tc;
+
+	spin_lock(&st->lock);
+	st->tossed[tw->nid] += tc->nr_tossed;
+	spin_unlock(&st->lock);
+	sum->nr_scanned += tc->nr_scanned;
+	sum->nr_tossed += tc->nr_tossed;
+	sum->nr_dirty += tc->nr_dirty;
+	sum->nr_writeback += tc->nr_writeback;
+	sum->nr_mapped += tc->nr_mapped;
+	sum->nr_busy += tc->nr_busy;
+	sum->nr_slab += tc->nr_slab;
+}
+
+/* Set up node @tw's next walk, for up to @share pages (ULONG_MAX: all). */
+static void toss_prepare(struct toss_work *tw, unsigned long share,
+			 const struct toss_request *req, struct mem_cgroup *memcg,
+			 struct cpuset *cs, struct toss_job *job, bool slab)
+{
+	unsigned long counted[TOSS_LEVELS];
+
+	/* What earlier walks of this toss counted is not counted again. */
+	memcpy(counted, tw->tc.counted_pfn, sizeof(counted));
+	memset(&tw->tc, 0, sizeof(tw->tc));
+	memcpy(tw->tc.counted_pfn, counted, sizeof(counted));
+	tw->tc.cgroup_id = cgroup_id(cs->css.cgroup);
+	tw->tc.nr_to_toss = share;
+	tw->tc.free_target = req->free_pages;
+	tw->tc.memcg = memcg;
+	tw->tc.slab = slab;
+	tw->tc.should_stop = toss_should_stop;
+	tw->tc.stop_data = job;
+	tw->run = true;
+}
+
 /*
- * Toss up to @nr_pages over @nodes: each round gives every node still in
- * play an equal share of what is still wanted; the nodes that met their
- * share play the next round, up to four rounds.
+ * Toss up to @req->nr_pages over @nodes, never more.  Each round splits
+ * what is still wanted evenly over the nodes still in play (the remainder
+ * page by page); a node that gave less than its share leaves play, and
+ * the others go on in the next round.  Each round either ends the toss or
+ * takes a node out of play.  A node that gave less only because its next
+ * folio was bigger than its share gets one more walk at the end, with
+ * all that is still wanted as its share.
  */
 static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 		      struct mem_cgroup *memcg, struct cpuset *cs,
 		      struct cpuset_toss_stat *st, struct toss_control *sum)
 {
-	unsigned long nr_pages = req->nr_pages;
+	bool in_writer = req->scope_cgroup;
 	struct toss_job job = { .css = &cs->css };
-	nodemask_t play = *nodes;
+	nodemask_t play = *nodes, reserve = NODE_MASK_NONE;
+	unsigned long left = req->nr_pages;
 	struct toss_work *tw;
-	int round, nid, nr, i, ret = 0;
+	int nr = nodes_weight(*nodes), nid, i, ret = 0;
+	bool first = true;
 
-	tw = kcalloc(nodes_weight(*nodes), sizeof(*tw), GFP_KERNEL);
+	if (!nr)
+		return 0;
+	tw = kcalloc(nr, sizeof(*tw), GFP_KERNEL);
 	if (!tw)
 		return -ENOMEM;
-	for (round = 0; round < 4 && !ret && sum->nr_tossed < nr_pages; round++) {
-		unsigned long want = nr_pages;
+	i = 0;
+	for_each_node_mask(nid, *nodes)
+		tw[i++].nid = nid;
 
-		nr = nodes_weight(play);
-		if (!nr)
+	/*
+	 * Walkers of scope=node take turns on each node, in node order so
+	 * that two writers never wait for each other; scope=cgroup tosses
+	 * are the writer's own work and do not queue behind others.
+	 */
+	for (i = 0; i < nr && !in_writer; i++) {
+		ret = toss_node_lock(tw[i].nid, toss_should_stop, &job);
+		if (ret)
+			goto unlock;
+		tw[i].locked = true;
+	}
+
+	while (!ret && left) {
+		unsigned long q = 0, r = 0;
+		int n = nodes_weight(play), k = 0;
+
+		if (!n && nodes_empty(reserve))
 			break;
-		if (nr_pages != ULONG_MAX)
-			want = DIV_ROUND_UP(nr_pages - sum->nr_tossed, nr);
-		i = 0;
-		for_each_node_mask(nid, play) {
-			memset(&tw[i], 0, sizeof(tw[i]));
-			tw[i].nid = nid;
-			tw[i].tc.cgroup_id = cgroup_id(cs->css.cgroup);
-			tw[i].tc.nr_to_toss = min(want, nr_pages - sum->nr_tossed);
-			tw[i].tc.free_target = req->free_pages;
-			tw[i].tc.memcg = memcg;
-			/* Slab once per node, in the first round. */
-			tw[i].tc.slab = req->slab && !round;
-			tw[i].tc.should_stop = toss_should_stop;
-			tw[i].tc.stop_data = &job;
-			i++;
+		if (left != ULONG_MAX && n) {
+			q = left / n;
+			r = left % n;
 		}
-		ret = toss_round(tw, nr, &job);
-		nodes_clear(play);
+		for (i = 0; i < nr; i++) {
+			unsigned long share;
+
+			tw[i].run = false;
+			if (left == ULONG_MAX) {
+				share = ULONG_MAX;
+			} else if (!n) {
+				/* The last chance of a node with big folios. */
+				if (!node_isset(tw[i].nid, reserve) || k++)
+					continue;
+				node_clear(tw[i].nid, reserve);
+				share = left;
+			} else if (node_isset(tw[i].nid, play)) {
+				share = q + (k++ < r);
+				if (!share)
+					continue;
+			} else {
+				continue;
+			}
+			/* Slab once per node, with its first walk. */
+			toss_prepare(&tw[i], share, req, memcg, cs, &job,
+				     req->slab && first);
+		}
+		first = false;
+		ret = toss_round(tw, nr, &job, in_writer);
 		for (i = 0; i < nr; i++) {
 			struct toss_control *tc = &tw[i].tc;
 
-			if (st) {
-				spin_lock(&st->lock);
-				st->tossed[tw[i].nid] += tc->nr_tossed;
-				spin_unlock(&st->lock);
+			if (!tw[i].run)
+				continue;
+			toss_account(&tw[i], st, sum);
+			if (left != ULONG_MAX)
+				left -= min(left, tc->nr_tossed);
+			if (tc->nr_tossed < tc->nr_to_toss) {
+				node_clear(tw[i].nid, play);
+				if (n && tc->nr_too_big)
+					node_set(tw[i].nid, reserve);
 			}
-			sum->nr_scanned += tc->nr_scanned;
-			sum->nr_tossed += tc->nr_tossed;
-			sum->nr_dirty += tc->nr_dirty;
-			sum->nr_writeback += tc->nr_writeback;
-			sum->nr_mapped += tc->nr_mapped;
-			sum->nr_busy += tc->nr_busy;
-			sum->nr_slab += tc->nr_slab;
-			if (tc->nr_tossed && tc->nr_tossed >= tc->nr_to_toss)
-				node_set(tw[i].nid, play);
 		}
-		if (nr_pages == ULONG_MAX)
+		if (req->nr_pages == ULONG_MAX)
 			break;
 	}
+unlock:
+	for (i = nr - 1; i >= 0; i--)
+		if (tw[i].locked)
+			toss_node_unlock(tw[i].nid);
 	kfree(tw);
 	return ret;
 }
 
 /*
  * The memory controller's css of the cpuset's own cgroup, referenced, or
- * NULL when the controller is not enabled on that cgroup (nor in v1, where
- * it is on another hierarchy).
+ * NULL when the controller is not enabled on that cgroup (in v1: when the
+ * memory controller is not mounted together with cpuset).
  */
 #ifdef CONFIG_MEMCG
 static struct cgroup_subsys_state *toss_memcg_css(struct cpuset *cs)
@@ -470,13 +622,48 @@ static struct cgroup_subsys_state *toss_memcg_css(struct cpuset *cs)
 
 static int __init cpuset_toss_init(void)
 {
-	/* Per-CPU, and long walks must not hold up other work on the CPU. */
-	toss_wq = alloc_workqueue("toss_cache", WQ_CPU_INTENSIVE, 0);
-	if (!toss_wq)
-		toss_wq = system_wq;
+	/*
+	 * Unbound: the scheduler keeps the workers on the node they were
+	 * queued for where it can, and off isolated CPUs.  Without it, the
+	 * writer walks the nodes itself.
+	 */
+	toss_wq = alloc_workqueue("toss_cache", WQ_UNBOUND | WQ_SYSFS, 0);
 	return 0;
 }
 core_initcall(cpuset_toss_init);
+
+/*
+ * Log a toss as drop_caches does, at most DEFAULT_RATELIMIT_BURST lines per
+ * interval and per cpuset; what was suppressed is counted in the next line.
+ */
+static void toss_log(struct cpuset *cs, struct cpuset_toss_stat *st,
+		     const nodemask_t *nodes, const struct toss_control *sum,
+		     u64 took, int ret)
+{
+	char comm[TASK_COMM_LEN];
+	int missed = 0;
+	bool print;
+
+	spin_lock(&st->lock);
+	print = __ratelimit(&st->rs);
+	if (print) {
+		missed = st->rs.missed;
+		st->rs.missed = 0;
+	}
+	spin_unlock(&st->lock);
+	if (!print)
+		return;
+	get_task_comm(comm, current);
+	pr_info("%*pE (%d): cpuset.memory_toss_cache: cgroup %llu nodes %*pbl: tossed %lu kB, kept %lu kB dirty, %lu kB writeback, %lu kB mapped, %lu kB busy in %llu ms, error %d (%d earlier lines of this cpuset suppressed)\n",
+		(int)strlen(comm), comm, task_tgid_nr(current),
+		cgroup_id(cs->css.cgroup), nodemask_pr_args(nodes),
+		sum->nr_tossed << (PAGE_SHIFT - 10),
+		sum->nr_dirty << (PAGE_SHIFT - 10),
+		sum->nr_writeback << (PAGE_SHIFT - 10),
+		sum->nr_mapped << (PAGE_SHIFT - 10),
+		sum->nr_busy << (PAGE_SHIFT - 10),
+		div_u64(took, NSEC_PER_MSEC), ret, missed);
+}
 
 /**
  * cpuset_toss_cache_write - write handler of cpuset.memory_toss_cache
@@ -486,22 +673,26 @@ core_initcall(cpuset_toss_init);
  * @off: ignored
  *
  * Parses the request, snapshots the cpuset's effective mems, drops every
- * lock and tosses the clean, unmapped page cache of the target nodes.
+ * lock and tosses the clean, unmapped page cache of the target nodes.  The
+ * file's active reference is given up for the toss (the css stays pinned),
+ * so that removing the cgroup never waits for it: the toss sees the cgroup
+ * dying and stops at its next batch.
  *
  * Context: Process context, may sleep; takes and drops cpuset_mutex.
- * Return: @nbytes on success, -EINVAL for bad input, -EPERM without
- * CAP_SYS_ADMIN (scope=node), -EOPNOTSUPP for scope=cgroup without the
- * memory controller on the cgroup, -ENODEV for a cpuset going away (before the toss or
- * during it: its rmdir ends the toss), -EINTR on a fatal signal,
- * -EAGAIN when a limited toss dropped less than asked.
+ * Return: @nbytes on success, -EINVAL for bad input, -ERANGE for a size
+ * that does not fit in 64 bits, -EPERM without CAP_SYS_ADMIN (scope=node),
+ * -EOPNOTSUPP for scope=cgroup without the memory controller on the
+ * cgroup, -ENODEV for a cpuset going away (before the toss or during it),
+ * -EINTR on a fatal signal, -EAGAIN when a limited toss dropped less than
+ * asked or a node could not reach its free= target.
  */
 ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 				size_t nbytes, loff_t off)
 {
 	struct cpuset *cs = css_cs(of_css(of));
-	struct toss_control sum = {};
+	struct cpuset_toss_stat *st = cs->toss_stat;
 	struct cgroup_subsys_state *memcg_css = NULL;
-	struct cpuset_toss_stat *st;
+	struct toss_control sum = {};
 	struct toss_request req;
 	nodemask_t nodes;
 	u64 start, took;
@@ -539,7 +730,10 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 			return -EOPNOTSUPP;
 	}
 
-	st = toss_stat_get(cs);
+	/* rmdir must not wait for us: hold the css, not the file. */
+	css_get(&cs->css);
+	kernfs_break_active_protection(of->kn);
+
 	start = ktime_get_ns();
 	lru_add_drain_all();
 	ret = toss_nodes(&nodes, &req,
@@ -557,23 +751,17 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	}
 	took = ktime_get_ns() - start;
 
-	if (st) {
-		spin_lock(&st->lock);
-		st->s.nr_tosses++;
-		st->s.last = sum;
-		st->s.last_duration_ns = took;
-		st->s.last_pid = task_pid_nr(current);
-		st->s.last_error = ret;
-		spin_unlock(&st->lock);
-	}
-	pr_info_ratelimited("%s (%d): cpuset.memory_toss_cache: cgroup %llu nodes %*pbl: tossed %lu kB, kept %lu kB dirty, %lu kB writeback, %lu kB mapped, %lu kB busy in %llu ms, error %d\n",
-			    current->comm, task_pid_nr(current),
-			    cgroup_id(cs->css.cgroup), nodemask_pr_args(&nodes),
-			    sum.nr_tossed << (PAGE_SHIFT - 10),
-			    sum.nr_dirty << (PAGE_SHIFT - 10),
-			    sum.nr_writeback << (PAGE_SHIFT - 10),
-			    sum.nr_mapped << (PAGE_SHIFT - 10),
-			    sum.nr_busy << (PAGE_SHIFT - 10),
-			    div_u64(took, NSEC_PER_MSEC), ret);
+	spin_lock(&st->lock);
+	st->nr_tosses++;
+	st->last = sum;
+	st->last_duration_ns = took;
+	put_pid(st->last_pid);
+	st->last_pid = get_task_pid(current, PIDTYPE_TGID);
+	st->last_error = ret;
+	spin_unlock(&st->lock);
+	toss_log(cs, st, &nodes, &sum, took, ret);
+
+	kernfs_unbreak_active_protection(of->kn);
+	css_put(&cs->css);
 	return ret ?: nbytes;
 }
