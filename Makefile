@@ -47,7 +47,7 @@ SELFSH     := test_cpuset_prs.sh test_cpuset_v1_base.sh
 STDIR       = $(SRC)/tools/testing/selftests
 
 .PHONY: all help deps base tree kernel kernel-baseline kernel-bench bench tests initramfs demo \
-	check check-toss check-upstream vm-run vm-run-baseline patches \
+	check check-toss check-upstream check-configs vm-run vm-run-baseline patches \
 	checkpatch lint clean distclean
 
 all: deps kernel initramfs demo
@@ -60,6 +60,8 @@ help:
 	@echo '  make check           build what is needed and run every test in the VM'
 	@echo '  make check-toss      only our selftest (test_cpuset_toss) and the demo'
 	@echo '  make check-upstream  only the upstream cgroup selftests, patched vs baseline kernel'
+	@echo '  make check-configs   compile the files we touch under config variants (MEMCG=n,'
+	@echo '                       NUMA=n, CPUSETS=n, ...; objects only, no vmlinux): build/configs'
 	@echo '  make bench           benchmark the toss against drop_caches, fadvise and'
 	@echo '                       memory.reclaim (non-debug kernel); writes bench/results'
 	@echo '                       (BENCH_QUICK=1: a short run, same tables, in build/bench-quick)'
@@ -84,6 +86,7 @@ help:
 	@echo '  JOBS=N               parallel kernel build jobs (default: nproc)'
 	@echo '  VM_TIMEOUT=s         hard limit for one VM boot (default 1800)'
 	@echo '  CMD=, VMFILES=, KEEP_DISK=img   for vm-run (KEEP_DISK reuses a scratch image)'
+	@echo '  CONFIGS="no-memcg ..."   for check-configs: only these variants (default: all)'
 	@echo '  BASE_CACHE=dir       where the unpacked base lives (default /var/cache/memory-toss)'
 
 deps:
@@ -152,6 +155,11 @@ check-toss: deps kernel initramfs
 
 check-upstream: deps kernel kernel-baseline initramfs
 	@$(TOP)/scripts/check.sh upstream
+
+# The objects of the series compiled under each config variant, one option
+# off in each (scripts/check-configs.sh lists them); no VM.
+check-configs: tree
+	@$(TOP)/scripts/check-configs.sh $(CONFIGS)
 
 patches: base
 	@$(TOP)/scripts/export-patches.sh $(BUILD)/patches

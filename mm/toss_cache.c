@@ -49,10 +49,17 @@
  * those referenced more often (under MGLRU: workingset or in a higher
  * tier).  A pass that finds no folio of a higher level is the last.
  *
+ * A toss limited to a memcg subtree (scope=cgroup, open to unprivileged
+ * owners) does not walk the node: it walks the LRU lists of the subtree's
+ * memcgs on the node, oldest first, isolating folios a batch at a time as
+ * reclaim does, so that it costs time in proportion to the subtree's own
+ * page cache there.
+ *
  * No lock is held across the walk: it reschedules every batch and stops on
- * a fatal signal.  Tosses of the same node are serialized by a per-node
- * mutex, so that concurrent writers queue up behind one walk instead of
- * piling up in it; a waiter still honours its stop condition.
+ * a fatal signal or when its caller says so.  Walkers of the same node can
+ * take turns, first come first served (toss_node_lock()), so that
+ * concurrent writers queue up behind one walk instead of piling up in it;
+ * a waiter still honours its stop condition.
  *
  * Every node's toss is counted in the node's vmstat (toss_cache_scanned,
  * toss_cache_tossed, in pages) and traced (toss_cache:toss_node_begin and
@@ -243,52 +250,6 @@ void toss_node_wake_all(void)
 
 
 /*
- * Is @memcg in the scope of @target: a descendant (or itself), and not
- * protected against it by memory.min or memory.low, the way reclaim from
- * @target would respect them?  Protection is computed top-down along the
- * path from @target, as an isolated query needs.
- */
-static bool toss_memcg_in_scope(struct mem_cgroup *target,
-				struct mem_cgroup *memcg)
-{
-	struct mem_cgroup *pos;
-	int depth, d;
-
-	if (!memcg || !mem_cgroup_is_descendant(memcg, target))
-		return false;
-	if (memcg == target)
-		return true;
-	for (depth = 0, pos = memcg; pos != target; pos = parent_mem_cgroup(pos))
-		depth++;
-	for (; depth > 0; depth--) {
-		for (d = 1, pos = memcg; d < depth; d++)
-			pos = parent_mem_cgroup(pos);
-		mem_cgroup_calculate_protection(target, pos);
-	}
-	return !mem_cgroup_below_min(target, memcg) &&
-	       !mem_cgroup_below_low(target, memcg);
-}
-
-/* With a memcg scope: is this pinned folio's charge in it? */
-static bool toss_folio_in_scope(struct folio *folio, struct toss_control *tc)
-{
-	struct mem_cgroup *memcg;
-	bool ret;
-
-	if (!tc->memcg)
-		return true;
-	rcu_read_lock();
-	memcg = folio_memcg(folio);
-	if (memcg != tc->last_memcg) {
-		tc->last_memcg = memcg;
-		tc->last_in_scope = toss_memcg_in_scope(tc->memcg, memcg);
-	}
-	ret = tc->last_in_scope;
-	rcu_read_unlock();
-	return ret;
-}
-
-/*
  * How cold is this pinned folio: 0, the coldest, to TOSS_LEVELS - 1.  Old
  * (inactive list, oldest generation) before young, and within each, by
  * how often it was referenced: not since it came in, once, more.
@@ -324,9 +285,9 @@ static int toss_folio_level(struct folio *folio)
 
 /*
  * Pin the folio at @pfn if it looks like clean, unmapped page cache of node
- * @nid (in @tc's memcg scope, if any).  The first checks are made without a
- * reference and are only hints; they are made again under the folio lock by
- * mapping_evict_folio().
+ * @nid, of a level of coldness up to @pass.  The first checks are made
+ * without a reference and are only hints; they are made again under the
+ * folio lock, as mapping_evict_folio() makes them.
  */
 static struct folio *toss_get_folio(unsigned long pfn, int nid,
 				    struct toss_control *tc,
@@ -359,9 +320,6 @@ static struct folio *toss_get_folio(unsigned long pfn, int nid,
 		tc->next_level = min(tc->next_level, level);
 		goto put;
 	}
-	/* Out of a memcg scope: not ours to look at, nor to count. */
-	if (!toss_folio_in_scope(folio, tc))
-		goto put;
 
 	/* An earlier walk of this toss may have counted it already. */
 	nr = folio_nr_pages(folio);
@@ -400,7 +358,29 @@ struct toss_batch {
 	unsigned long count;	/* bit i: count why folio i stayed */
 	unsigned long pending;	/* pages in @locked */
 	struct folio_batch release;
+	bool isolated;		/* the folios were taken off their LRU list */
 };
+
+/*
+ * Done with a folio that an LRU walk isolated: back on its LRU list if it
+ * stays (dropping our reference), or just off the isolated count if it was
+ * tossed (the release batch drops our reference and frees it).
+ */
+static void toss_unisolate(struct folio *folio, bool putback)
+{
+	node_stat_mod_folio(folio, NR_ISOLATED_FILE, -folio_nr_pages(folio));
+	if (putback)
+		folio_putback_lru(folio);
+}
+
+/* Done with a pinned folio that stays in the page cache. */
+static void toss_keep(struct toss_batch *b, struct folio *folio)
+{
+	if (b->isolated)
+		toss_unisolate(folio, true);
+	else
+		folio_put(folio);
+}
 
 /*
  * Lock a pinned folio and check it the way mapping_evict_folio() does.
@@ -508,6 +488,11 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 				free_folio(folio);
 			folio_ref_unfreeze(folio, 1);
 			folio_unlock(folio);
+			if (b->isolated) {
+				/* Off the LRU: its LRU flags are ours to clear. */
+				folio_clear_active(folio);
+				toss_unisolate(folio, false);
+			}
 			tc->nr_tossed += nr;
 			/* Our reference is the last: the release batch frees it. */
 			if (!folio_batch_add(&b->release, folio))
@@ -521,7 +506,7 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 				tc->nr_busy += nr;
 		}
 		folio_unlock(folio);
-		folio_put(folio);
+		toss_keep(b, folio);
 	}
 	folio_batch_reinit(&b->locked);
 	b->mapping = NULL;
@@ -607,9 +592,6 @@ static int toss_node_pass(int nid, struct toss_control *tc, int pass)
 		unsigned long batch_end = min(end_pfn, pfn + TOSS_PFN_BATCH);
 		bool full = false;
 
-		/* Protection may change: look again every batch. */
-		tc->last_memcg = NULL;
-
 		/* The memmap of the batch stays while we look at it. */
 		get_online_mems();
 		for (; pfn < batch_end && !full; pfn++) {
@@ -692,6 +674,208 @@ static int toss_node_slab(int nid, struct toss_control *tc)
 	return 0;
 }
 
+/* Folios taken off an LRU list at a time, under one hold of its lock. */
+#define TOSS_ISOLATE	32
+
+/*
+ * Take up to TOSS_ISOLATE folios off the tail of @src (its oldest end),
+ * as isolate_lru_folios() does, onto @dst, looking at no more than *@left
+ * pages of it.  Mapped folios stay where they are, rotated to the head.
+ */
+static void toss_isolate(struct lruvec *lruvec, struct list_head *src,
+			 struct list_head *dst, unsigned long *left,
+			 struct toss_control *tc, bool count)
+{
+	unsigned long isolated = 0;
+	int n = 0;
+
+	spin_lock_irq(&lruvec->lru_lock);
+	while (n < TOSS_ISOLATE && *left && !list_empty(src)) {
+		struct folio *folio = lru_to_folio(src);
+		long nr = folio_nr_pages(folio);
+
+		*left -= min_t(unsigned long, *left, nr);
+		if (count)
+			tc->nr_scanned += nr;
+		if (folio_mapped(folio)) {
+			if (count)
+				tc->nr_mapped += nr;
+			list_move(&folio->lru, src);
+			continue;
+		}
+		/* As isolate_lru_folios(): a reference, then the LRU flag. */
+		if (!folio_try_get(folio)) {
+			list_move(&folio->lru, src);
+			continue;
+		}
+		if (!folio_test_clear_lru(folio)) {
+			folio_put(folio);
+			list_move(&folio->lru, src);
+			continue;
+		}
+		lruvec_del_folio(lruvec, folio);
+		list_add_tail(&folio->lru, dst);
+		isolated += nr;
+		n++;
+	}
+	__mod_node_page_state(lruvec_pgdat(lruvec), NR_ISOLATED_FILE, isolated);
+	spin_unlock_irq(&lruvec->lru_lock);
+}
+
+/*
+ * Toss what an LRU walk isolated, oldest first, and put the rest back.
+ * Returns true when the toss has what it wanted.
+ */
+static bool toss_isolated(struct list_head *list, struct toss_control *tc,
+			  bool count)
+{
+	struct toss_batch b = { .isolated = true };
+	struct folio *folio, *next;
+	bool done = false;
+
+	folio_batch_init(&b.locked);
+	folio_batch_init(&b.release);
+	list_for_each_entry_safe(folio, next, list, lru) {
+		struct address_space *mapping = NULL;
+
+		list_del(&folio->lru);
+		if (done) {
+			toss_unisolate(folio, true);
+			continue;
+		}
+		if (folio_nr_pages(folio) >
+		    tc->nr_to_toss - tc->nr_tossed - b.pending) {
+			tc->nr_too_big += folio_nr_pages(folio);
+		} else if (folio_test_dirty(folio)) {
+			if (count)
+				tc->nr_dirty += folio_nr_pages(folio);
+		} else if (folio_test_writeback(folio)) {
+			if (count)
+				tc->nr_writeback += folio_nr_pages(folio);
+		} else {
+			mapping = toss_lock_folio(folio, tc, count);
+		}
+		if (!mapping) {
+			toss_unisolate(folio, true);
+			continue;
+		}
+		toss_queue(&b, folio, mapping, count, tc);
+		done = tc->nr_tossed + b.pending >= tc->nr_to_toss;
+	}
+	toss_flush(&b, tc);
+	if (folio_batch_count(&b.release))
+		folios_put(&b.release);
+	return tc->nr_tossed >= tc->nr_to_toss;
+}
+
+/*
+ * Walk one LRU list of file folios from its oldest end, looking at as many
+ * pages as it held when the walk began: what is put back goes to the
+ * other end, and is not looked at again.
+ */
+static int toss_lru_list(struct lruvec *lruvec, struct list_head *src,
+			 unsigned long size, struct toss_control *tc, bool count)
+{
+	LIST_HEAD(isolated);
+
+	while (size) {
+		toss_isolate(lruvec, src, &isolated, &size, tc, count);
+		if (list_empty(&isolated))
+			break;
+		if (toss_isolated(&isolated, tc, count))
+			return 0;
+		if (toss_stop(tc))
+			return fatal_signal_pending(current) ? -EINTR : -ENODEV;
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Pages on a memcg's classic LRU list @lru of one node. */
+static unsigned long toss_lru_size(struct lruvec *lruvec, enum lru_list lru)
+{
+	unsigned long size = 0;
+	int zid;
+
+	for (zid = 0; zid < MAX_NR_ZONES; zid++)
+		size += mem_cgroup_get_zone_lru_size(lruvec, lru, zid);
+	return size;
+}
+
+/* The file folios of one memcg on one node, oldest first. */
+static int toss_lruvec(struct lruvec *lruvec, struct toss_control *tc,
+		       bool count)
+{
+	int ret = 0, zone;
+#ifdef CONFIG_LRU_GEN
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	unsigned long seq, min_seq, max_seq;
+
+	spin_lock_irq(&lruvec->lru_lock);
+	min_seq = lrugen->min_seq[LRU_GEN_FILE];
+	max_seq = lrugen->max_seq;
+	spin_unlock_irq(&lruvec->lru_lock);
+	for (seq = min_seq; seq <= max_seq && !ret; seq++) {
+		int gen = lru_gen_from_seq(seq);
+
+		for (zone = 0; zone < MAX_NR_ZONES && !ret; zone++) {
+			unsigned long size =
+				READ_ONCE(lrugen->nr_pages[gen][LRU_GEN_FILE][zone]);
+
+			if (size > 0)
+				ret = toss_lru_list(lruvec,
+						    &lrugen->folios[gen][LRU_GEN_FILE][zone],
+						    size, tc, count);
+			if (tc->nr_tossed >= tc->nr_to_toss)
+				return ret;
+		}
+	}
+#endif
+	/* The classic lists: empty under MGLRU, but while it is switched. */
+	for (zone = LRU_INACTIVE_FILE; zone <= LRU_ACTIVE_FILE && !ret; zone++) {
+		ret = toss_lru_list(lruvec, &lruvec->lists[zone],
+				    toss_lru_size(lruvec, zone),
+				    tc, count);
+		if (tc->nr_tossed >= tc->nr_to_toss)
+			break;
+	}
+	return ret;
+}
+
+/*
+ * A toss limited to @tc->memcg's subtree walks the LRU lists of its memcgs
+ * on the node, skipping those that memory.min or memory.low protect
+ * against it, as reclaim from it would: the cost is in proportion to the
+ * subtree's own page cache on the node, not to the node's size.  It is
+ * run by the writer itself.  Each memcg's lists are walked oldest first.
+ * Only the first walk of a node in a toss counts what it keeps (later
+ * walks would see the same folios again).
+ */
+static int toss_node_memcg(int nid, struct toss_control *tc)
+{
+	struct mem_cgroup *memcg;
+	bool count = tc->counted_pfn[0] != ULONG_MAX;
+	int ret = 0;
+
+	memcg = mem_cgroup_iter(tc->memcg, NULL, NULL);
+	do {
+		if (memcg != tc->memcg) {
+			mem_cgroup_calculate_protection(tc->memcg, memcg);
+			if (mem_cgroup_below_min(tc->memcg, memcg) ||
+			    mem_cgroup_below_low(tc->memcg, memcg))
+				continue;
+		}
+		ret = toss_lruvec(mem_cgroup_lruvec(memcg, NODE_DATA(nid)), tc,
+				  count);
+		if (ret || tc->nr_tossed >= tc->nr_to_toss) {
+			mem_cgroup_iter_break(tc->memcg, memcg);
+			break;
+		}
+	} while ((memcg = mem_cgroup_iter(tc->memcg, memcg, NULL)));
+	tc->counted_pfn[0] = ULONG_MAX;
+	return ret;
+}
+
 /*
  * Up to @tc->nr_to_toss pages in all: everything in one walk, or coldest
  * first, a walk per level that has folios, while the toss falls short.
@@ -700,6 +884,8 @@ static int toss_node_passes(int nid, struct toss_control *tc)
 {
 	int level = 0, ret;
 
+	if (tc->memcg)
+		return toss_node_memcg(nid, tc);
 	if (tc->nr_to_toss == ULONG_MAX)
 		return toss_node_pass(nid, tc, TOSS_LEVELS - 1);
 	do {

@@ -19,7 +19,9 @@ if [ ! -d "$work/.git" ]; then
 fi
 cd "$work"
 # Sign-off: SIGNOFF="Name <email>", else the git identity of this repository.
-signoff=${SIGNOFF:-"$(git -C "$here" config user.name || echo unknown) <$(git -C "$here" config user.email || echo unknown)>"}
+# Without either (a fresh machine has no git identity), a placeholder that
+# checkpatch accepts; set SIGNOFF to sign off with your own.
+signoff=${SIGNOFF:-"$(git -C "$here" config user.name || echo "Memory Toss Developer") <$(git -C "$here" config user.email || echo toss-dev@localhost)>"}
 git config user.name "${signoff% <*}"
 git config user.email "$(echo "${signoff##*<}" | tr -d '>')"
 git am --abort >/dev/null 2>&1 || true

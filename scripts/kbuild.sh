@@ -21,11 +21,14 @@ export KBUILD_BUILD_TIMESTAMP="2024-11-17"
 export KBUILD_BUILD_USER=memory-toss KBUILD_BUILD_HOST=qemu
 CC="gcc"
 command -v ccache >/dev/null && CC="ccache gcc"
-mk() { make -s -C "$src" O="$obj" CC="$CC" HOSTCC=gcc "$@"; }
+# No Rust: a rustc in PATH (rustup's, say) would otherwise change the
+# configuration (CONFIG_RUSTC_VERSION), so the same tree would build
+# differently, and miss the cache, on a machine with one and without.
+mk() { make -s -C "$src" O="$obj" CC="$CC" HOSTCC=gcc RUSTC=/nonexistent/rustc "$@"; }
 
 stamp=$obj/.fragments
 # Reconfigure when a fragment or any Kconfig file of the tree changes.
-want=$( (cat "$@"; git -C "$src" ls-tree -r HEAD 2>/dev/null | grep 'Kconfig') | sha256sum | cut -c1-16)
+want=$( (cat "$@"; echo "RUSTC=none"; git -C "$src" ls-tree -r HEAD 2>/dev/null | grep 'Kconfig') | sha256sum | cut -c1-16)
 if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	echo "kbuild: configuring $obj"
 	mk tinyconfig >/dev/null

@@ -58,9 +58,7 @@ struct toss_control {
 	unsigned long nr_too_big;
 	unsigned long counted_pfn[TOSS_LEVELS];
 
-	/* private: the memcg looked at last, and whether it is in scope */
-	struct mem_cgroup *last_memcg;
-	bool last_in_scope;
+	/* private: the coldest level above the walk's, seen by the walk */
 	int next_level;
 };
 

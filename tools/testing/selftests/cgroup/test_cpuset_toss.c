@@ -2642,46 +2642,166 @@ cleanup:
 	return ret;
 }
 
+/* In the tenant: read the node files in, then toss them when told to. */
 static int toss_own_cgroup(const char *cgroup, void *arg)
 {
-	double *wall = arg, t0 = now();
-	int i;
+	double *wall = arg, t0;
+	int *fds = (int *)(wall + 1), n;
+	char c = 0;
 
-	for (i = 0; i < 20; i++)
-		if (toss(cgroup, "1 scope=cgroup"))
+	for (n = 0; n < nr_nodes; n++)
+		if (read_all(cgroup, node_file[n]))
 			return 1;
+	if (write(fds[1], &c, 1) != 1 || read(fds[2], &c, 1) != 1)
+		return 2;
+	t0 = now();
+	if (toss(cgroup, "1 scope=cgroup"))
+		return 3;
 	*wall = now() - t0;
 	return 0;
 }
 
 /*
  * A toss of scope=cgroup is the writer's own work: its CPU time shows in
- * the writer's cpu.stat, at least half of the time the writes took.
+ * the writer's cgroup's cpu.stat, at least half of the time the write took
+ * (the write does little else than toss the cgroup's cache).
  */
 static int test_toss_scope_cgroup_cpu(const char *root)
 {
 	double *wall = MAP_FAILED;
+	int ret = KSFT_FAIL, p1[2] = { -1, -1 }, p2[2] = { -1, -1 }, *fds;
+	pid_t pid = 0;
 	long u0, u1;
-	int ret = KSFT_FAIL;
+	char c = 0;
 	char *cg;
 
+	drop_all_caches();
 	cg = make_cpuset("tenant", "0-3");
 	wall = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!cg || wall == MAP_FAILED)
+	if (!cg || wall == MAP_FAILED || pipe(p1) || pipe(p2))
+		goto cleanup;
+	fds = (int *)(wall + 1);
+	fds[1] = p1[1];
+	fds[2] = p2[0];
+	pid = fork();
+	if (pid < 0)
+		goto cleanup;
+	if (!pid)
+		exit(cg_run(cg, toss_own_cgroup, wall));
+	if (read(p1[0], &c, 1) != 1)
 		goto cleanup;
 	u0 = cg_read_key_long(cg, "cpu.stat", "usage_usec ");
-	if (cg_run(cg, toss_own_cgroup, wall))
+	if (write(p2[1], &c, 1) != 1 || waitpid(pid, NULL, 0) != pid)
 		goto cleanup;
+	pid = 0;
 	u1 = cg_read_key_long(cg, "cpu.stat", "usage_usec ");
-	ksft_print_msg("20 tosses of scope=cgroup: %.0f ms of wall time, %.0f ms of the writer's cpu.stat\n",
-		       *wall * 1000, (u1 - u0) / 1000.0);
-	if (u0 < 0 || u1 - u0 < *wall * 1e6 / 2)
+	ksft_print_msg("a toss of scope=cgroup of %d x 48 MiB: %.0f ms of wall time, %.0f ms in the writer's cpu.stat\n",
+		       nr_nodes, *wall * 1000, (u1 - u0) / 1000.0);
+	if (u0 < 0 || *wall <= 0 || u1 - u0 < *wall * 1e6 / 2)
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
+	reap(pid);
+	close(p1[0]);
+	close(p1[1]);
+	close(p2[0]);
+	close(p2[1]);
 	if (wall != MAP_FAILED)
 		munmap(wall, 4096);
 	destroy(cg);
+	return ret;
+}
+
+/* Map @arg's file and hold every page of it mapped until killed. */
+static int hold_mapped(const char *cgroup, void *arg)
+{
+	struct stat st;
+	char *map;
+	long i;
+	int fd = open(arg, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		return 1;
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return 2;
+	for (i = 0; i < st.st_size; i += page_size)
+		sink += map[i];
+	fd = open("/tmp/toss-holding", O_CREAT | O_WRONLY, 0644);
+	if (fd < 0)
+		return 3;
+	close(fd);
+	pause();
+	return 0;
+}
+
+/*
+ * A toss of scope=cgroup costs time in proportion to the cgroup's own page
+ * cache, not to the node's: a tenant owning 1 MiB on node 1, whose other
+ * 256 MiB of cache are mapped by another cgroup (so that a walk of the
+ * whole node looks at every page and drops none of them), tosses its
+ * cache in under 5% of the time of a scope=node walk of node 1.
+ */
+static int test_toss_scope_cgroup_cost(const char *root)
+{
+	char small[PATH_MAX], *tenant = NULL, *other = NULL;
+	long node_us, cgroup_us, left;
+	int ret = KSFT_FAIL, i;
+	pid_t holder = 0;
+
+	snprintf(small, sizeof(small), "%s/toss-small", dir);
+	tenant = make_cpuset("tenant", "1");
+	other = make_cpuset("other", "1");
+	if (!tenant || !other || create_file(small, MiB, 's') ||
+	    fill_big_file(1))
+		goto cleanup;
+	unlink("/tmp/toss-holding");
+	holder = fork();
+	if (holder < 0)
+		goto cleanup;
+	if (!holder)
+		exit(cg_run(other, hold_mapped, big_file));
+	for (i = 0; i < 600 && access("/tmp/toss-holding", F_OK); i++)
+		usleep(100000);
+	/* Written by us: out of the cache, to be read in by the tenant. */
+	i = open(small, O_RDONLY);
+	if (i < 0)
+		goto cleanup;
+	posix_fadvise(i, 0, MiB, POSIX_FADV_DONTNEED);
+	close(i);
+	/* The whole node, walked: the big file stays (mapped). */
+	if (toss(other, "1"))
+		goto cleanup;
+	node_us = cg_read_key_long(other, STAT_FILE, "last_duration_us ");
+	if (resident_on(big_file, 1) < BIG_SIZE / page_size * 95 / 100)
+		goto cleanup;
+	/* The tenant's own megabyte, charged to it, on node 1: best of 3. */
+	for (cgroup_us = LONG_MAX, i = 0; i < 3; i++) {
+		long us;
+
+		if (cg_run(tenant, read_all, small) ||
+		    resident_on(small, 1) < MiB / page_size * 9 / 10)
+			goto cleanup;
+		if (toss(tenant, "1 scope=cgroup"))
+			goto cleanup;
+		us = cg_read_key_long(tenant, STAT_FILE, "last_duration_us ");
+		cgroup_us = us < cgroup_us ? us : cgroup_us;
+		left = resident_on(small, 1);
+		if (left)
+			break;
+	}
+	ksft_print_msg("scope=node walk of node 1: %ld us; scope=cgroup toss of 1 MiB: %ld us (best of 3, %.1f%%), %ld pages left\n",
+		       node_us, cgroup_us, 100.0 * cgroup_us / node_us, left);
+	if (left > 0 || resident_on(big_file, 1) < BIG_SIZE / page_size * 95 / 100 ||
+	    cgroup_us * 20 > node_us)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	reap(holder);
+	unlink(small);
+	destroy(tenant);
+	destroy(other);
 	return ret;
 }
 
@@ -2718,6 +2838,7 @@ struct toss_test {
 	T(test_toss_rmdir_unheld),
 	T(test_toss_isolated),
 	T(test_toss_scope_cgroup_cpu),
+	T(test_toss_scope_cgroup_cost),
 	T(test_toss_v1),
 };
 
