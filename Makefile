@@ -168,7 +168,7 @@ checkpatch: patches
 	@$(TOP)/scripts/checkpatch.sh $(BUILD)/patches
 
 # checkpatch --strict on the series, and a W=1 build of every file we touch.
-W1_OBJS := mm/toss_cache.o mm/filemap.o kernel/cgroup/cpuset-toss.o kernel/cgroup/cpuset.o \
+W1_OBJS := mm/toss_cache.o mm/filemap.o mm/shrinker.o fs/super.o kernel/cgroup/cpuset-toss.o kernel/cgroup/cpuset.o \
 	kernel/cgroup/cpuset-v1.o
 lint: checkpatch kernel
 	@out=$$($(MAKE) -s -C $(SRC) O=$(OBJ) CC="$$(command -v ccache >/dev/null && echo ccache) gcc" \

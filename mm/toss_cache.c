@@ -98,7 +98,7 @@
  * makes every waiter look again).
  */
 struct toss_node_lock {
-	spinlock_t lock;
+	spinlock_t lock;		/* protects @held and @waiters */
 	bool held;
 	struct list_head waiters;	/* struct toss_waiter, first come first */
 };
@@ -153,6 +153,7 @@ void toss_node_unlock(int nid)
 		struct task_struct *task = get_task_struct(w->task);
 
 		list_del_init(&w->list);
+		/* Pairs with the smp_load_acquire()s in toss_node_lock(). */
 		smp_store_release(&w->granted, true);
 		wake_up_process(task);
 		put_task_struct(task);
@@ -212,6 +213,7 @@ int toss_node_lock(int nid, bool (*stop)(void *stop_data), void *stop_data)
 	if (!ret)
 		return 0;
 	spin_lock(&nl->lock);
+	/* Pairs with the smp_store_release() in toss_node_unlock(). */
 	if (!smp_load_acquire(&w.granted)) {
 		list_del(&w.list);
 		spin_unlock(&nl->lock);
@@ -247,7 +249,6 @@ void toss_node_wake_all(void)
 		spin_unlock(&nl->lock);
 	}
 }
-
 
 /*
  * How cold is this pinned folio: 0, the coldest, to TOSS_LEVELS - 1.  Old

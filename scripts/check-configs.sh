@@ -107,7 +107,7 @@ cfg() { grep -E "^$1=" "$2" | cut -d= -f2- || true; }	# cfg <SYM> <.config>: its
 one() {
 	local name=$1 lines=$2 obj=$BUILD/configs/$1 log=$res/check-configs-$1.log
 	local frag want stamp bad=0 t0=$SECONDS line sym val got o r targets=() skipped=() built=()
-	mk() { make -s -C "$src" O="$obj" CC="$CC" HOSTCC=gcc "$@"; }
+	mk() { make -s -C "$src" O="$obj" CC="$CC" HOSTCC=gcc RUSTC=/nonexistent/rustc "$@"; }
 	mkdir -p "$obj"
 	frag=$obj/variant.config
 	tr ';' '\n' <<< "$lines" > "$frag.new"
@@ -119,7 +119,7 @@ one() {
 	} >> "$log"
 
 	stamp=$obj/.fragments
-	want=$( (cat "${base_frags[@]}" "$frag"; git -C "$src" ls-tree -r HEAD 2>/dev/null | grep 'Kconfig') |
+	want=$( (cat "${base_frags[@]}" "$frag"; echo "RUSTC=none"; git -C "$src" ls-tree -r HEAD 2>/dev/null | grep 'Kconfig') |
 		sha256sum | cut -c1-16)
 	if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 		echo "== configuring: tinyconfig + lean + debug + variant, olddefconfig" >> "$log"

@@ -162,6 +162,18 @@ if [ "$what" = all ] || [ "$what" = upstream ]; then
 	count "$res/upstream.results"
 fi
 
+# The files we touch compile under each config variant (no VM).
+if [ "$what" = all ]; then
+	echo "check: compiling the files we touch under each config variant"
+	"$here/scripts/check-configs.sh" > "$res/check-configs.out" 2>&1; rc=$?
+	grep -vE '^(pass|fail|skip) ' "$res/check-configs.out" || true
+	grep -E '^(pass|fail|skip) ' "$res/check-configs.out" > "$res/check-configs.count"
+	if [ $rc != 0 ] && ! grep -q '^fail ' "$res/check-configs.count"; then
+		echo "fail check-configs/exit-status-$rc(see $res/check-configs.out)" >> "$res/check-configs.count"
+	fi
+	count "$res/check-configs.count"
+fi
+
 # The exported series stays checkpatch --strict clean.
 if [ "$what" = all ]; then
 	echo "check: checkpatch.pl --strict on the exported series"

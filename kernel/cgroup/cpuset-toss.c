@@ -332,6 +332,9 @@ int cpuset_toss_stat_show(struct seq_file *sf, void *v)
 	u64 total = 0;
 	int nid;
 
+	/* Only the root cpuset's, allocated at boot, can be missing. */
+	if (!st)
+		return -ENOMEM;
 	spin_lock(&st->lock);
 	for (nid = 0; nid < nr_node_ids; nid++)
 		total += st->tossed[nid];
@@ -698,6 +701,8 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	u64 start, took;
 	int nid, ret;
 
+	if (!st)
+		return -ENOMEM;
 	if (nbytes > TOSS_MAX_INPUT)
 		return -EINVAL;
 	ret = toss_parse(buf, &req);
