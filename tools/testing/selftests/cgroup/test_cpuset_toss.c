@@ -524,6 +524,16 @@ static int fill_big_file(int node)
 	return 0;
 }
 
+/* A child that writes @req to @cg's toss file and exits with -errno. */
+static pid_t toss_in_child(const char *cg, const char *req)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		exit(-toss(cg, req));
+	return pid;
+}
+
 static int write_dirty(const char *cgroup, void *arg)
 {
 	const char *path = arg;
@@ -718,7 +728,43 @@ static int test_toss_root_cpuset(const char *root)
 /* The toss follows cpuset.mems as it is when the write happens. */
 static int test_toss_mems_changed(const char *root)
 {
-	return fill_toss_check("0", "2", "1", 1UL << 2);
+	long big, n2;
+	int ret = KSFT_FAIL, status;
+	pid_t pid = 0;
+	char *cg;
+
+	if (fill_toss_check("0", "2", "1", 1UL << 2))
+		return KSFT_FAIL;
+	/*
+	 * Changed during the write: the toss keeps to the nodes it started
+	 * with (node 1), the new one (node 2) keeps its cache.
+	 */
+	cg = make_cpuset("job", "1");
+	if (!cg || fill_big_file(1) || fill_node(2, node_file[2]))
+		goto cleanup;
+	n2 = resident_on(node_file[2], 2);
+	pid = toss_in_child(cg, "1");
+	if (pid < 0)
+		goto cleanup;
+	usleep(100000);
+	if (cg_write(cg, "cpuset.mems", "2"))
+		goto cleanup;
+	if (waitpid(pid, &status, 0) != pid)
+		goto cleanup;
+	pid = 0;
+	big = resident_on(big_file, 1);
+	ksft_print_msg("mems 1 -> 2 during the toss: returned %d; node 1 kept %ld pages, node 2 %ld of %ld\n",
+		       WIFEXITED(status) ? -WEXITSTATUS(status) : -1, big,
+		       resident_on(node_file[2], 2), n2);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+	    big > BIG_SIZE / page_size / 100 ||
+	    resident_on(node_file[2], 2) < n2 * 99 / 100)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	reap(pid);
+	destroy(cg);
+	return ret;
 }
 
 static long read_key(const char *path, const char *key)
@@ -1023,6 +1069,92 @@ static int chown_cgroup(const char *cg, uid_t uid)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * As the delegatee of a subtree, delegated as cgroup-v2.rst describes
+ * (the directory, cgroup.procs, cgroup.threads and cgroup.subtree_control
+ * chowned; the toss file is not): from a leaf root put it in, create a
+ * child cgroup, move into it, read a file in, and toss it with
+ * scope=cgroup; "1" is -EPERM.
+ */
+static int delegatee(const char *dcg)
+{
+	char *job = cg_name(dcg, "job");
+	char pid[16];
+
+	if (!job || setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		return 10;
+	if (cg_create(job) || cg_write(job, "cpuset.mems", "1"))
+		return 11;
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (cg_write(job, "cgroup.procs", pid))
+		return 12;
+	if (read_all(job, node_file[0]))
+		return 13;
+	if (toss(job, "1") != -EPERM)
+		return 14;
+	if (toss(job, "1 scope=cgroup"))
+		return 15;
+	return 0;
+}
+
+static int delegated_run(const char *dcg)
+{
+	char pid[16], *login = cg_name(dcg, "login");
+
+	/*
+	 * Placed in the delegated subtree by root, as a login would be (the
+	 * delegated cgroup itself has controllers enabled: no processes).
+	 */
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (!login || cg_create(login) || cg_write(login, "cgroup.procs", pid))
+		return 20;
+	return delegatee(dcg);
+}
+
+static int test_toss_delegated(const char *root)
+{
+	static const char * const files[] = {
+		"", "/cgroup.procs", "/cgroup.threads", "/cgroup.subtree_control",
+	};
+	char path[PATH_MAX], *d = NULL, *b = NULL;
+	int ret = KSFT_FAIL;
+	unsigned int i;
+	long b0, left;
+
+	drop_all_caches();
+	d = make_cpuset("deleg", "1");
+	b = make_cpuset("tenant_b", "1");
+	if (!d || !b || cg_write(d, "cgroup.subtree_control", "+cpuset +memory"))
+		goto cleanup;
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s%s", d, files[i]);
+		if (chown(path, 65534, 65534))
+			goto cleanup;
+	}
+	/* Another tenant's cache on the same node. */
+	if (cg_run(b, read_all, node_file[2]))
+		goto cleanup;
+	b0 = resident_on(node_file[2], 1);
+	if (run_steps(delegated_run, d, "delegatee"))
+		goto cleanup;
+	left = resident_on(node_file[0], 1);
+	ksft_print_msg("delegatee's cache on node 1: %ld pages left; the other tenant's: %ld of %ld\n",
+		       left, resident_on(node_file[2], 1), b0);
+	if (left > FILE_SIZE / page_size / 100 || b0 < FILE_SIZE / page_size * 99 / 100 ||
+	    resident_on(node_file[2], 1) < b0 * 99 / 100)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	if (d) {
+		destroy(cg_name(d, "job"));
+		destroy(cg_name(d, "login"));
+	}
+	destroy(d);
+	destroy(b);
+	return ret;
 }
 
 /*
@@ -2441,17 +2573,7 @@ static pid_t rt_hog(int cpu, double secs)
 	exit(0);
 }
 
-/* The file a toss process writes to: forked, killed and reaped by the caller. */
-static pid_t toss_in_child(const char *cg, const char *req)
-{
-	pid_t pid = fork();
-
-	if (!pid)
-		exit(-toss(cg, req));
-	return pid;
-}
-
-/* Time rmdir of @cg, retrying while it is busy; seconds, or -1. */
+/* Time rmdir of @cg: seconds, or -1. */
 static double timed_rmdir(const char *cg)
 {
 	double t0 = now();
@@ -2844,6 +2966,7 @@ struct toss_test {
 	T(test_toss_observability),
 	T(test_toss_parallel),
 	T(test_toss_scope_cgroup),
+	T(test_toss_delegated),
 	T(test_toss_slab),
 	T(test_toss_under_pressure),
 	T(test_toss_eperm),
