@@ -2401,6 +2401,42 @@ cleanup:
 	return ret;
 }
 
+/*
+ * Each page is counted once per toss, however many walks see it: a toss
+ * of 3 nodes that needs a second round on node 1, where 16 MiB are dirty,
+ * reports those 16 MiB as kept dirty, not twice as much.
+ */
+static int test_toss_counted_once(const char *root)
+{
+	char path[PATH_MAX], *cg = NULL, *n0 = NULL, *n1 = NULL;
+	long dirty, tossed;
+	int ret = KSFT_FAIL, err;
+
+	snprintf(path, sizeof(path), "%s/toss-dirty-once", dir);
+	cg = make_cpuset("job", "0-2");
+	n0 = make_cpuset("n0", "0");
+	n1 = make_cpuset("n1", "1");
+	if (!cg || !n0 || !n1 || fill_all_nodes())
+		goto cleanup;
+	/* Node 0 cannot give its share: the other two walk again. */
+	if (toss(n0, "1") || cg_run(n1, write_dirty, path))
+		goto cleanup;
+	err = toss(cg, "60M");
+	dirty = cg_read_key_long(cg, STAT_FILE, "last_dirty_bytes ");
+	tossed = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ");
+	ksft_print_msg("60M: returned %d, tossed %ld MiB, kept %ld KiB dirty of 16 MiB\n",
+		       err, tossed / MiB, dirty / 1024);
+	if (err || tossed != 60 * MiB || dirty < 15 * MiB || dirty > 18 * MiB)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	unlink(path);
+	destroy(n1);
+	destroy(n0);
+	destroy(cg);
+	return ret;
+}
+
 #define TEMP_SIZE	(64 * MiB)
 
 static int read_times(const char *cgroup, void *arg)
@@ -2977,6 +3013,7 @@ struct toss_test {
 	T(test_toss_no_pileup),
 	T(test_toss_offline_during),
 	T(test_toss_exact_amount),
+	T(test_toss_counted_once),
 	T(test_toss_coldest_first),
 	T(test_toss_fifo),
 	T(test_toss_rmdir_unheld),
