@@ -59,13 +59,7 @@ all_variants=(
 [ -f "$src/Makefile" ] || { echo "check-configs: no kernel tree in $src: run make tree" >&2; exit 1; }
 mkdir -p "$res"
 
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$here}
-export CCACHE_NOHASHDIR=1
-export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export KBUILD_BUILD_TIMESTAMP="2024-11-17"
-export KBUILD_BUILD_USER=memory-toss KBUILD_BUILD_HOST=qemu
-CC="gcc"
-command -v ccache >/dev/null && CC="ccache gcc"
+. "$here/scripts/kenv.sh"
 
 # The files of the series: "+++ b/" lines of each patch, and its new files.
 series_files() {
@@ -107,7 +101,7 @@ cfg() { grep -E "^$1=" "$2" | cut -d= -f2- || true; }	# cfg <SYM> <.config>: its
 one() {
 	local name=$1 lines=$2 obj=$BUILD/configs/$1 log=$res/check-configs-$1.log
 	local frag want stamp bad=0 t0=$SECONDS line sym val got o r targets=() skipped=() built=()
-	mk() { make -s -C "$src" O="$obj" CC="$CC" HOSTCC=gcc RUSTC=/nonexistent/rustc "$@"; }
+	mk() { kmake "$src" "$obj" "$@"; }
 	mkdir -p "$obj"
 	frag=$obj/variant.config
 	tr ';' '\n' <<< "$lines" > "$frag.new"

@@ -14,17 +14,8 @@ shift 2
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$obj"
 obj=$(cd "$obj" && pwd)
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(cd "$here" && pwd)}
-export CCACHE_NOHASHDIR=1
-export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export KBUILD_BUILD_TIMESTAMP="2024-11-17"
-export KBUILD_BUILD_USER=memory-toss KBUILD_BUILD_HOST=qemu
-CC="gcc"
-command -v ccache >/dev/null && CC="ccache gcc"
-# No Rust: a rustc in PATH (rustup's, say) would otherwise change the
-# configuration (CONFIG_RUSTC_VERSION), so the same tree would build
-# differently, and miss the cache, on a machine with one and without.
-mk() { make -s -C "$src" O="$obj" CC="$CC" HOSTCC=gcc RUSTC=/nonexistent/rustc "$@"; }
+. "$here/scripts/kenv.sh"
+mk() { kmake "$src" "$obj" "$@"; }
 
 stamp=$obj/.fragments
 # Reconfigure when a fragment or any Kconfig file of the tree changes.

@@ -8,7 +8,9 @@
 #             [-a tcg|kvm] [-l logfile] [-d keep-disk-image] -- 'command'
 #
 # Topology: nodes 0, 1, 2 with one vCPU and $NODE_MEM each, node 3 with
-# $NODE_MEM and no CPU.  A fresh sparse ext4 scratch disk ($DISK_SIZE) is
+# $NODE_MEM and no CPU.  A fresh sparse XFS disk ($XFS_SIZE) is mounted at
+# /mnt/xfs (XFS has large folios in its page cache).  A fresh sparse ext4
+# scratch disk ($DISK_SIZE) is
 # mounted at /mnt/scratch.  <vmfiles-dir> is copied to /extra.
 #
 # The exit status is the command's, or 124 on a timeout, or 125 when the
@@ -20,6 +22,7 @@ kernel="" initrd="" files="" tmo=${VM_TIMEOUT:-600} accel=${ACCEL:-tcg}
 log="" keep=""
 NODE_MEM=${NODE_MEM:-768M}
 DISK_SIZE=${DISK_SIZE:-2G}
+XFS_SIZE=${XFS_SIZE:-1G}
 while getopts k:i:f:t:a:l:d: o; do
 	case $o in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; f) files=$OPTARG ;;
@@ -54,6 +57,10 @@ if [ -z "$keep" ] || [ ! -f "$keep" ]; then
 		{ echo "vm-run: mkfs.ext4 failed" >&2; exit 2; }
 fi
 
+truncate -s "$XFS_SIZE" "$work/xfs.img"
+mkfs.xfs -q -f "$work/xfs.img" >/dev/null ||
+	{ echo "vm-run: mkfs.xfs failed" >&2; exit 2; }
+
 case $accel in
 kvm) accel_args=(-accel kvm -cpu host) ;;
 tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
@@ -75,6 +82,7 @@ timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
 	-kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyS0 panic=-1 loglevel=6 ${VM_APPEND:-}" \
 	-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \
+	-drive "file=$work/xfs.img,if=virtio,format=raw,cache=unsafe" \
 	-display none -no-reboot -serial stdio -monitor none -nodefaults \
 	< /dev/null 2>&1 | tr -d '\r' | tee "$log"
 qrc=${PIPESTATUS[0]}
