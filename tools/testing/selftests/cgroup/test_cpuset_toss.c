@@ -781,7 +781,7 @@ static int test_toss_mems_changed(const char *root)
 		goto cleanup;
 	pid = 0;
 	big = resident_on(big_file, 1);
-	ksft_print_msg("mems 1 -> 2 during the toss: returned %d; node 1 kept %ld pages, node 2 %ld of %ld\n",
+	ksft_print_msg("mems 1 -> 2 during the toss: %d; node 1 kept %ld, node 2 %ld of %ld\n",
 		       WIFEXITED(status) ? -WEXITSTATUS(status) : -1, big,
 		       resident_on(node_file[2], 2), n2);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
@@ -1217,7 +1217,7 @@ static int test_toss_delegated(const char *root)
 		goto cleanup;
 	left = resident_on(node_file[0], 1);
 	inner = resident_on(node_file[1], 1);
-	ksft_print_msg("delegatee: %ld pages left, %ld in its namespaces; other tenant: %ld of %ld\n",
+	ksft_print_msg("delegatee: %ld pages left, %ld in its namespaces; others: %ld of %ld\n",
 		       left, inner, resident_on(node_file[2], 1), b0);
 	if (left > FILE_SIZE / page_size / 100 || inner > FILE_SIZE / page_size / 100 ||
 	    b0 < FILE_SIZE / page_size * 99 / 100 ||
@@ -2599,7 +2599,8 @@ static int test_toss_large_folios(const char *root)
 
 		err = toss(cg, sizes[i]);
 		tossed = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ");
-		b = strtoull(sizes[i], NULL, 10) << (sizes[i][strlen(sizes[i]) - 1] == 'M' ? 20 : 10);
+		b = strtoull(sizes[i], NULL, 10);
+		b <<= sizes[i][strlen(sizes[i]) - 1] == 'M' ? 20 : 10;
 		limit = b;
 		ksft_print_msg("'%s': returned %d, tossed %ld bytes\n", sizes[i], err, tossed);
 		if (tossed > limit || (err && err != -EAGAIN) || (!err && tossed != limit) ||
