@@ -20,7 +20,7 @@ export KSRC BASE_OK JOBS ACCEL VM_TIMEOUT
 include $(TOP)/BASE
 PKGS := make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio xz-utils \
 	ccache git perl python3 qemu-system-x86 busybox-static bash-static \
-	e2fsprogs xfsprogs rsync
+	e2fsprogs xfsprogs rsync fio stress-ng
 ifeq ($(KSRC),)
 ifeq ($(BASE_OK),)
 PKGS += $(BASE_PKG)=$(BASE_VERSION)
@@ -48,7 +48,7 @@ SELFSH     := test_cpuset_prs.sh test_cpuset_v1_base.sh
 STDIR       = $(SRC)/tools/testing/selftests
 
 .PHONY: all help deps base tree kernel kernel-baseline kernel-bench bench tests initramfs demo \
-	check check-toss check-upstream check-configs vm-run vm-run-baseline patches \
+	check check-toss check-upstream check-configs tools-img vm-run vm-run-baseline patches \
 	checkpatch lint clean distclean
 
 all: deps kernel initramfs demo
@@ -124,7 +124,11 @@ tests: kernel
 		mv $(BIN)/$$t.tmp $(BIN)/$$t; \
 	done
 	@for s in $(SELFSH); do install -m 0755 $(STDIR)/cgroup/$$s $(BIN)/$$s; done
-	@install -m 0755 $(TOP)/vm/toss-demo $(TOP)/vm/run-tests $(BIN)/
+	@install -m 0755 $(TOP)/vm/toss-demo $(TOP)/vm/run-tests $(TOP)/vm/toss-stress $(BIN)/
+
+# fio and stress-ng with their libraries, for the VM's /opt/tools.
+tools-img: deps
+	@$(TOP)/scripts/tools-disk.sh $(BUILD)/tools.img
 
 initramfs: tests
 	@$(TOP)/scripts/initramfs.sh $(OBJ)/usr/gen_init_cpio $(INITRAMFS) $(BIN)
@@ -150,10 +154,10 @@ bench: deps kernel-bench initramfs
 	@$(TOP)/scripts/bench.sh $(XKERNEL) $(INITRAMFS) \
 		$(if $(BENCH_QUICK),$(BUILD)/bench-quick,$(TOP)/bench/results)
 
-check: deps kernel kernel-baseline initramfs
+check: deps kernel kernel-baseline initramfs tools-img
 	@$(TOP)/scripts/check.sh all
 
-check-toss: deps kernel initramfs
+check-toss: deps kernel initramfs tools-img
 	@$(TOP)/scripts/check.sh toss
 
 check-upstream: deps kernel kernel-baseline initramfs

@@ -23,6 +23,9 @@ log="" keep=""
 NODE_MEM=${NODE_MEM:-768M}
 DISK_SIZE=${DISK_SIZE:-2G}
 XFS_SIZE=${XFS_SIZE:-1G}
+# TOOLS_IMG=img: a read-only third disk, mounted at /opt/tools (fio and
+# stress-ng, from scripts/tools-disk.sh).
+TOOLS_IMG=${TOOLS_IMG:-}
 while getopts k:i:f:t:a:l:d: o; do
 	case $o in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; f) files=$OPTARG ;;
@@ -61,6 +64,9 @@ truncate -s "$XFS_SIZE" "$work/xfs.img"
 mkfs.xfs -q -f "$work/xfs.img" >/dev/null ||
 	{ echo "vm-run: mkfs.xfs failed" >&2; exit 2; }
 
+tools=()
+[ -z "$TOOLS_IMG" ] || tools=(-drive "file=$TOOLS_IMG,if=virtio,format=raw,readonly=on")
+
 case $accel in
 kvm) accel_args=(-accel kvm -cpu host) ;;
 tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
@@ -82,7 +88,7 @@ timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
 	-kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyS0 panic=-1 loglevel=6 ${VM_APPEND:-}" \
 	-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \
-	-drive "file=$work/xfs.img,if=virtio,format=raw,cache=unsafe" \
+	-drive "file=$work/xfs.img,if=virtio,format=raw,cache=unsafe" "${tools[@]}" \
 	-display none -no-reboot -serial stdio -monitor none -nodefaults \
 	< /dev/null 2>&1 | tr -d '\r' | tee "$log"
 qrc=${PIPESTATUS[0]}
