@@ -73,6 +73,7 @@ help:
 	@echo '  make kernel-baseline build the unpatched kernel (build/baseline/obj)'
 	@echo '  make kernel-bench    build the patched kernel without debug options (build/bench/obj)'
 	@echo '  make tests           build the static test programs (build/bin)'
+	@echo '  make tools-img       the VM disk with fio and stress-ng (build/tools.img)'
 	@echo '  make initramfs       build the VM initramfs'
 	@echo '  make patches         export the upstream-style series to build/patches'
 	@echo '  make checkpatch      run checkpatch.pl --strict on that series'
