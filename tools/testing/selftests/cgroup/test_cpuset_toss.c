@@ -1645,11 +1645,9 @@ static int test_toss_rmdir_during(const char *root)
 	cg = make_cpuset("job", "1");
 	if (!cg || fill_big_file(1))
 		goto cleanup;
-	pid = fork();
+	pid = toss_in_child(cg, "1");
 	if (pid < 0)
 		goto cleanup;
-	if (!pid)
-		exit(-toss(cg, "1"));
 	usleep(100000);
 	t0 = now();
 	if (cg_destroy(cg)) {
@@ -1980,17 +1978,13 @@ static int test_toss_no_pileup(const char *root)
 	/* A waiter behind a walk, killed. */
 	if (fill_big_file(1) || trace_start())
 		goto cleanup;
-	walker = fork();
+	walker = toss_in_child(cg, "1");
 	if (walker < 0)
 		goto cleanup;
-	if (!walker)
-		exit(-toss(cg, "1"));
 	usleep(100000);
-	waiter = fork();
+	waiter = toss_in_child(wcg, "1");
 	if (waiter < 0)
 		goto cleanup;
-	if (!waiter)
-		exit(-toss(wcg, "1"));
 	usleep(100000);
 	t0 = now();
 	kill(waiter, SIGKILL);
@@ -2853,6 +2847,8 @@ static int test_toss_rmdir_unheld(const char *root)
 		goto cleanup;
 	usleep(100000);
 	writer = toss_in_child(cg, "1");
+	if (writer < 0)
+		goto cleanup;
 	usleep(300000);
 	took = timed_rmdir(cg);
 	if (took < 0)
@@ -2890,6 +2886,8 @@ static int test_toss_rmdir_unheld(const char *root)
 	if (cg_run(cg, make_slab_objects, slabs))
 		goto cleanup;
 	writer = toss_in_child(cg, "1 slab=1");
+	if (writer < 0)
+		goto cleanup;
 	usleep(50000);
 	took = timed_rmdir(cg);
 	if (took < 0)
