@@ -14,13 +14,28 @@ BASE_OK    ?=
 CMD        ?= uname -a; cat /sys/devices/system/node/online
 VMFILES    ?=
 KEEP_DISK  ?=
+IMAGE      ?=
 export KSRC BASE_OK JOBS ACCEL VM_TIMEOUT
+
+# Where `make install` puts the userspace parts (cpuset-toss, the OCI hook,
+# the systemd generator and units, the Slurm plugin and prolog).
+DESTDIR    ?=
+PREFIX     ?= /usr
+BINDIR     ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/cpuset-toss
+MANDIR     ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+GENDIR     ?= $(PREFIX)/lib/systemd/system-generators
+HOOKSDIR   ?= $(PREFIX)/share/containers/oci/hooks.d
+MULTIARCH  := $(shell gcc -print-multiarch 2>/dev/null)
+SLURM_PLUGINDIR ?= $(PREFIX)/lib/$(MULTIARCH)/slurm-wlm
 
 # Debian packages the harness needs; `make deps` installs what is missing.
 include $(TOP)/BASE
 PKGS := make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio xz-utils \
 	ccache git perl python3 qemu-system-x86 busybox-static bash-static \
-	e2fsprogs xfsprogs rsync fio stress-ng
+	e2fsprogs xfsprogs rsync fio stress-ng mmdebstrap libslurm-dev
 ifeq ($(KSRC),)
 ifeq ($(BASE_OK),)
 PKGS += $(BASE_PKG)=$(BASE_VERSION)
@@ -40,15 +55,36 @@ XKERNEL    := $(XOBJ)/arch/x86/boot/bzImage
 BIN        := $(BUILD)/bin
 INITRAMFS  := $(BUILD)/initramfs.cpio.gz
 FRAGMENTS  := $(TOP)/configs/lean.config $(TOP)/configs/debug.config
-TFRAGMENTS := $(FRAGMENTS) $(TOP)/configs/test.config
+TFRAGMENTS := $(FRAGMENTS) $(TOP)/configs/test.config $(TOP)/configs/userspace.config
 VMRUN       = $(TOP)/scripts/vm-run.sh -i $(INITRAMFS) -t $(VM_TIMEOUT) -a $(ACCEL)
 
 SELFTESTS  := test_cpuset_toss test_core test_cpuset test_memcontrol
 SELFSH     := test_cpuset_prs.sh test_cpuset_v1_base.sh
 STDIR       = $(SRC)/tools/testing/selftests
 
+USRC       := $(TOP)/userspace
+UOUT       := $(BUILD)/userspace
+UCFLAGS    ?= -O2 -g
+UCC         = gcc $(UCFLAGS) -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2 -I$(USRC) \
+	-DCPUSET_TOSS_BIN='"$(BINDIR)/cpuset-toss"'
+ULIB       := $(USRC)/toss.c $(USRC)/toss.h
+UPROGS     := $(UOUT)/cpuset-toss $(UOUT)/cpuset-toss-oci-hook $(UOUT)/cpuset-toss-generator \
+	$(UOUT)/cpuset_toss.so
+DIMG       := $(BUILD)/debian.img
+DINST      := $(BUILD)/debian-install
+ifeq ($(IMAGE),debian)
+VM_ROOT    := debian-img
+VM_ROOTARG := -r $(DIMG)
+else ifeq ($(IMAGE),)
+VM_ROOT    := initramfs
+VM_ROOTARG :=
+else
+$(error IMAGE=$(IMAGE): the images are the busybox initramfs (IMAGE unset) and debian)
+endif
+
 .PHONY: all help deps base tree kernel kernel-baseline kernel-bench bench tests initramfs demo \
-	check check-toss check-upstream check-configs tools-img vm-run vm-run-baseline patches \
+	check check-toss check-upstream check-configs check-integration tools-img vm-run \
+	vm-run-baseline userspace install debian-img patches \
 	checkpatch lint clean distclean
 
 all: deps kernel initramfs demo
@@ -67,12 +103,20 @@ help:
 	@echo '                       memory.reclaim (non-debug kernel); writes bench/results'
 	@echo '                       (BENCH_QUICK=1: a short run, same tables, in build/bench-quick)'
 	@echo '  make vm-run CMD=...  boot the test kernel, run CMD as root, print its output,'
-	@echo '                       exit with its status; VMFILES=dir is copied to /extra'
+	@echo '                       exit with its status; VMFILES=dir is copied to /extra;'
+	@echo '                       IMAGE=debian: on the Debian 12 image, systemd as PID 1,'
+	@echo '                       CMD run with bash once the system is up'
 	@echo '  make vm-run-baseline the same on the unpatched baseline kernel'
 	@echo '  make kernel          build the patched test kernel (build/debug/obj)'
 	@echo '  make kernel-baseline build the unpatched kernel (build/baseline/obj)'
 	@echo '  make kernel-bench    build the patched kernel without debug options (build/bench/obj)'
 	@echo '  make tests           build the static test programs (build/bin)'
+	@echo '  make check-integration  cpuset-toss, cgset, crun, runc, podman, systemd and'
+	@echo '                       Slurm in the Debian VM (part of make check)'
+	@echo '  make userspace       build cpuset-toss, the OCI hook, the systemd generator'
+	@echo '                       and the Slurm plugin (build/userspace)'
+	@echo '  make install         install them (DESTDIR=, PREFIX=/usr, SYSCONFDIR=/etc)'
+	@echo '  make debian-img      the Debian 12 VM image with them installed (build/debian.img)'
 	@echo '  make tools-img       the VM disk with fio and stress-ng (build/tools.img)'
 	@echo '  make initramfs       build the VM initramfs'
 	@echo '  make patches         export the upstream-style series to build/patches'
@@ -109,7 +153,7 @@ kernel-bench: tree
 
 kernel-baseline: base
 	@$(TOP)/scripts/tree.sh $(BSRC) base >/dev/null
-	@$(TOP)/scripts/kbuild.sh $(BSRC) $(BOBJ) $(FRAGMENTS)
+	@$(TOP)/scripts/kbuild.sh $(BSRC) $(BOBJ) $(TFRAGMENTS)
 
 # Static test programs, built against the patched tree's selftests and the
 # kernel's own uapi headers, at -O0 as kselftest's lib.mk builds them: at
@@ -141,11 +185,54 @@ demo: kernel initramfs
 
 # CMD goes to the VM exactly as written: no make expansion, no re-quoting.
 export VMRUN_CMD = $(value CMD)
-vm-run: kernel initramfs
-	@$(VMRUN) -k $(KERNEL) $(if $(VMFILES),-f $(VMFILES)) $(if $(KEEP_DISK),-d $(KEEP_DISK)) -- "$$VMRUN_CMD"
+vm-run: kernel $(VM_ROOT)
+	@$(VMRUN) $(VM_ROOTARG) -k $(KERNEL) $(if $(VMFILES),-f $(VMFILES)) $(if $(KEEP_DISK),-d $(KEEP_DISK)) -- "$$VMRUN_CMD"
 
-vm-run-baseline: kernel-baseline initramfs
-	@$(VMRUN) -k $(BKERNEL) $(if $(VMFILES),-f $(VMFILES)) $(if $(KEEP_DISK),-d $(KEEP_DISK)) -- "$$VMRUN_CMD"
+vm-run-baseline: kernel-baseline $(VM_ROOT)
+	@$(VMRUN) $(VM_ROOTARG) -k $(BKERNEL) $(if $(VMFILES),-f $(VMFILES)) $(if $(KEEP_DISK),-d $(KEEP_DISK)) -- "$$VMRUN_CMD"
+
+# The userspace parts, built against the host's libc and libslurm-dev.
+userspace: $(UPROGS)
+
+$(UOUT)/cpuset-toss: $(USRC)/cpuset-toss.c $(ULIB)
+	@mkdir -p $(@D)
+	$(UCC) -o $@ $(filter %.c,$^)
+
+$(UOUT)/cpuset-toss-oci-hook: $(USRC)/oci-hook.c $(ULIB)
+	@mkdir -p $(@D)
+	$(UCC) -o $@ $(filter %.c,$^)
+
+$(UOUT)/cpuset-toss-generator: $(USRC)/systemd/cpuset-toss-generator.c
+	@mkdir -p $(@D)
+	$(UCC) -o $@ $(filter %.c,$^)
+
+$(UOUT)/cpuset_toss.so: $(USRC)/slurm/cpuset_toss.c $(ULIB)
+	@mkdir -p $(@D)
+	$(UCC) -fPIC -shared -o $@ $(filter %.c,$^)
+
+# Everything a site installs.  Paths follow each ecosystem: the generator
+# and units where systemd looks for a package's own, the hook where podman
+# and CRI-O look for hooks.d, the plugin in Debian's Slurm plugin directory.
+install: userspace
+	install -D -m 0755 $(UOUT)/cpuset-toss $(DESTDIR)$(BINDIR)/cpuset-toss
+	install -D -m 0644 $(USRC)/man/cpuset-toss.8 $(DESTDIR)$(MANDIR)/man8/cpuset-toss.8
+	install -D -m 0755 $(UOUT)/cpuset-toss-oci-hook $(DESTDIR)$(LIBEXECDIR)/cpuset-toss-oci-hook
+	sed 's|/usr/libexec/cpuset-toss|$(LIBEXECDIR)|' $(USRC)/oci/50-cpuset-toss.json | \
+		install -D -m 0644 /dev/stdin $(DESTDIR)$(HOOKSDIR)/50-cpuset-toss.json
+	install -D -m 0755 $(UOUT)/cpuset-toss-generator $(DESTDIR)$(GENDIR)/cpuset-toss-generator
+	sed 's|/usr/bin/cpuset-toss|$(BINDIR)/cpuset-toss|' '$(USRC)/systemd/cpuset-toss@.service' | \
+		install -D -m 0644 /dev/stdin '$(DESTDIR)$(UNITDIR)/cpuset-toss@.service'
+	install -D -m 0755 $(UOUT)/cpuset_toss.so $(DESTDIR)$(SLURM_PLUGINDIR)/cpuset_toss.so
+	install -D -m 0755 $(USRC)/slurm/cpuset-toss-prolog $(DESTDIR)$(LIBEXECDIR)/cpuset-toss-prolog
+	install -D -m 0644 $(USRC)/slurm/plugstack.conf \
+		$(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/cpuset-toss.conf
+
+# The Debian 12 image of `make vm-run IMAGE=debian`: mmdebstrap's tree
+# (cached outside the clone) with `make install` over it.
+debian-img: deps userspace
+	@rm -rf $(DINST)
+	@$(MAKE) -s install DESTDIR=$(DINST) >/dev/null
+	@$(TOP)/scripts/debian-img.sh $(DIMG) $(DINST)
 
 # Benchmarks: the non-debug kernel on four 2 GiB nodes, every method on the
 # same data in one boot; results in bench/results.  BENCH_QUICK=1 for a
@@ -155,8 +242,14 @@ bench: deps kernel-bench initramfs
 	@$(TOP)/scripts/bench.sh $(XKERNEL) $(INITRAMFS) \
 		$(if $(BENCH_QUICK),$(BUILD)/bench-quick,$(TOP)/bench/results)
 
-check: deps kernel kernel-baseline initramfs tools-img
+check: deps kernel kernel-baseline initramfs tools-img debian-img
 	@$(TOP)/scripts/check.sh all
+
+# The integrations (cpuset-toss, cgset, crun, runc, podman, systemd, Slurm)
+# in the Debian VM, on the patched kernel and, expecting every test to
+# fail there, on the baseline.
+check-integration: deps kernel kernel-baseline debian-img
+	@$(TOP)/scripts/check.sh integration
 
 check-toss: deps kernel initramfs tools-img
 	@$(TOP)/scripts/check.sh toss

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh <all|toss|upstream>: run the tests in the VM and count them.
+# check.sh <all|toss|upstream|integration>: run the tests in the VM and
+# count them.
 #
 #   toss      test_cpuset_toss with MGLRU on and off (one VM each), and the
 #             demo, on the patched debug kernel; then test_toss_parallel in
@@ -11,6 +12,10 @@
 #             the patched kernel and on the unpatched baseline: a test that
 #             fails only on the patched kernel is a failure; one that fails
 #             on both is reported as a known failure of the base (skipped)
+#   integration  vm/integration/run in the Debian VM (IMAGE=debian): on the
+#             patched kernel with cgroup v2 and with systemd's legacy v1
+#             hierarchies, each test must pass; on the baseline kernel,
+#             which lacks the file, each v2 test must fail
 #
 # Any kernel splat or timeout fails the run.  Ends with the line
 # "N passed, N failed[, N skipped]" and exits non-zero on any failure.
@@ -128,6 +133,43 @@ if [ "$what" = all ] || [ "$what" = upstream ]; then
 		rm -f "$blog"*
 		boot "$bkernel" "$blog" run-tests upstream
 	fi
+fi
+
+if [ "$what" = all ] || [ "$what" = integration ]; then
+	DVM="$here/scripts/vm-run.sh -r $BUILD/debian.img -f $here/vm/integration -t ${VM_TIMEOUT:-900} -a ${ACCEL:-tcg}"
+	rm -f "$res"/integration-*.log*
+	echo "check: booting the patched kernel on the Debian image: the integrations on cgroup v2"
+	$DVM -k "$kernel" -l "$res/integration-v2.log" -- "bash /extra/run v2" > /dev/null
+	echo $? > "$res/integration-v2.log.rc"
+	echo "check: booting the patched kernel on the Debian image with cgroup v1: cgset, cpuset-toss"
+	VM_APPEND="systemd.unified_cgroup_hierarchy=0" \
+		$DVM -k "$kernel" -l "$res/integration-v1.log" -- "bash /extra/run v1" > /dev/null
+	echo $? > "$res/integration-v1.log.rc"
+	echo "check: booting the baseline kernel on the Debian image: every integration test must fail"
+	$DVM -k "$bkernel" -l "$res/integration-baseline.log" -- "bash /extra/run v2" > /dev/null
+	echo $? > "$res/integration-baseline.log.rc"
+	for m in v2 v1; do
+		log=$res/integration-$m.log
+		{ tap "$log" integration; vmstatus "$(cat "$log.rc")" "$log" "integration-vm-$m"; } \
+			> "$res/integration-$m.results"
+		count "$res/integration-$m.results"
+	done
+	# On the baseline a test that passes could not fail: the VM itself
+	# must end with the tests' own status 1, not a splat or a timeout.
+	log=$res/integration-baseline.log
+	{
+		tap_raw "$log" integration-baseline | while read -r st name; do
+			case $st in
+			fail) echo "pass $name(fails-without-the-file)" ;;
+			*) echo "fail $name(passes-without-the-file)" ;;
+			esac
+		done
+		case $(cat "$log.rc") in
+		1) echo "pass integration-baseline-vm" ;;
+		*) vmstatus "$(cat "$log.rc")" "$log" integration-baseline-vm | sed 's/^pass /fail /' ;;
+		esac
+	} > "$res/integration-baseline.results"
+	count "$res/integration-baseline.results"
 fi
 
 if [ "$what" = all ] || [ "$what" = toss ]; then

@@ -4,8 +4,17 @@
 # vm-run.sh: boot the test kernel under QEMU on four NUMA nodes, run one
 # shell command in it as root and exit with its status.
 #
-#   vm-run.sh -k bzImage -i initramfs [-f vmfiles-dir] [-t timeout]
-#             [-a tcg|kvm] [-l logfile] [-d keep-disk-image] -- 'command'
+#   vm-run.sh -k bzImage (-i initramfs | -r root-image) [-f vmfiles-dir]
+#             [-t timeout] [-a tcg|kvm] [-l logfile] [-d keep-disk-image]
+#             -- 'command'
+#
+# With -i, PID 1 is vm/init (busybox) and the command runs with busybox sh.
+# With -r (the Debian image of scripts/debian-img.sh, booted read-only:
+# every change goes to a throwaway snapshot), PID 1 is systemd; the
+# image's vm-run.service waits for `systemctl is-system-running --wait`
+# (printing the failed units when it says degraded) and runs the command
+# with bash.  Its per-run files (the command and /extra) come on a fourth
+# small disk.
 #
 # Topology: nodes 0, 1, 2 with one vCPU and $NODE_MEM each, node 3 with
 # $NODE_MEM and no CPU.  A fresh sparse XFS disk ($XFS_SIZE) is mounted at
@@ -18,7 +27,7 @@
 # whatever the command returned.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-kernel="" initrd="" files="" tmo=${VM_TIMEOUT:-600} accel=${ACCEL:-tcg}
+kernel="" initrd="" rootimg="" files="" tmo=${VM_TIMEOUT:-600} accel=${ACCEL:-tcg}
 log="" keep=""
 NODE_MEM=${NODE_MEM:-768M}
 DISK_SIZE=${DISK_SIZE:-2G}
@@ -26,16 +35,21 @@ XFS_SIZE=${XFS_SIZE:-1G}
 # TOOLS_IMG=img: a read-only third disk, mounted at /opt/tools (fio and
 # stress-ng, from scripts/tools-disk.sh).
 TOOLS_IMG=${TOOLS_IMG:-}
-while getopts k:i:f:t:a:l:d: o; do
+while getopts k:i:r:f:t:a:l:d: o; do
 	case $o in
-	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; f) files=$OPTARG ;;
+	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; r) rootimg=$OPTARG ;; f) files=$OPTARG ;;
 	t) tmo=$OPTARG ;; a) accel=$OPTARG ;; l) log=$OPTARG ;; d) keep=$OPTARG ;;
 	*) echo "usage: see the header of $0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 cmd="$*"
-[ -f "$kernel" ] && [ -f "$initrd" ] || { echo "vm-run: kernel or initramfs missing (run make first)" >&2; exit 2; }
+[ -f "$kernel" ] || { echo "vm-run: kernel $kernel missing (run make first)" >&2; exit 2; }
+if [ -n "$rootimg" ]; then
+	[ -f "$rootimg" ] || { echo "vm-run: root image $rootimg missing (make debian-img)" >&2; exit 2; }
+else
+	[ -f "$initrd" ] || { echo "vm-run: initramfs $initrd missing (run make first)" >&2; exit 2; }
+fi
 
 work=$(mktemp -d /tmp/vm-run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -49,23 +63,38 @@ if [ -n "$files" ]; then
 	[ -d "$files" ] || { echo "vm-run: VMFILES=$files is not a directory" >&2; exit 2; }
 	cp -a "$files/." "$work/root/extra/"
 fi
-(cd "$work/root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$work/run.cpio.gz"
-cat "$initrd" "$work/run.cpio.gz" > "$work/initrd"
+boot=()
+if [ -n "$rootimg" ]; then
+	# The command and /extra on a small ext4 disk, labelled for the
+	# image's fstab.
+	size=$(( $(du -sm "$work/root" | cut -f1) * 2 + 16 ))
+	truncate -s "${size}M" "$work/run.img"
+	mkfs.ext4 -q -F -L vmrun -d "$work/root" "$work/run.img" >/dev/null ||
+		{ echo "vm-run: mkfs.ext4 of the run disk failed" >&2; exit 2; }
+	boot=(-drive "file=$rootimg,if=virtio,format=raw,snapshot=on")
+	append="root=/dev/vda rw systemd.show_status=error"
+else
+	(cd "$work/root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$work/run.cpio.gz"
+	cat "$initrd" "$work/run.cpio.gz" > "$work/initrd"
+	boot=(-initrd "$work/initrd")
+	append=""
+fi
 
 disk=${keep:-$work/scratch.img}
 if [ -z "$keep" ] || [ ! -f "$keep" ]; then
 	rm -f "$disk"
 	truncate -s "$DISK_SIZE" "$disk"
-	mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 "$disk" >/dev/null ||
+	mkfs.ext4 -q -F -L scratch -E lazy_itable_init=1,lazy_journal_init=1 "$disk" >/dev/null ||
 		{ echo "vm-run: mkfs.ext4 failed" >&2; exit 2; }
 fi
 
 truncate -s "$XFS_SIZE" "$work/xfs.img"
-mkfs.xfs -q -f "$work/xfs.img" >/dev/null ||
+mkfs.xfs -q -f -L tossxfs "$work/xfs.img" >/dev/null ||
 	{ echo "vm-run: mkfs.xfs failed" >&2; exit 2; }
 
 tools=()
 [ -z "$TOOLS_IMG" ] || tools=(-drive "file=$TOOLS_IMG,if=virtio,format=raw,readonly=on")
+[ -z "$rootimg" ] || tools=(-drive "file=$work/run.img,if=virtio,format=raw,cache=unsafe")
 
 case $accel in
 kvm) accel_args=(-accel kvm -cpu host) ;;
@@ -85,8 +114,8 @@ memsz=$(( $(numfmt --from=iec "$NODE_MEM") * 4 / 1048576 ))M
 
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
 	-machine q35 -smp 3,sockets=3,cores=1,threads=1 -m "$memsz" "${numa[@]}" \
-	-kernel "$kernel" -initrd "$work/initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=6 ${VM_APPEND:-}" \
+	-kernel "$kernel" "${boot[@]}" \
+	-append "console=ttyS0 panic=-1 loglevel=6 $append ${VM_APPEND:-}" \
 	-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \
 	-drive "file=$work/xfs.img,if=virtio,format=raw,cache=unsafe" "${tools[@]}" \
 	-display none -no-reboot -serial stdio -monitor none -nodefaults \
