@@ -16,7 +16,10 @@
  *  - a service S ([Service] section):
  *	S.d/50-cpuset-toss.conf
  *		[Service]
- *		ExecStartPre=+/usr/bin/cpuset-toss --quiet --write "REQUEST" --unit S
+ *		ExecStartPre=-+/usr/bin/cpuset-toss --quiet --write "REQUEST" --unit S
+ *    ("+": with full privileges; "-": a failed toss is logged in the
+ *    unit's journal and does not keep the service from starting, as a
+ *    failed toss of a slice does not keep its units from starting)
  *
  *  - a slice U ([Slice] section):
  *	cpuset-toss@U.service.d/50-request.conf
@@ -858,7 +861,7 @@ static void gen_service(const struct unit *u)
 		"# from X-MemoryTossCache= of %s: toss its cpuset's page cache\n"
 		"# before it starts, in its cgroup with AllowedMemoryNodes= applied.\n"
 		"\n[Service]\n"
-		"ExecStartPre=+" CPUSET_TOSS_BIN " --quiet --write \"%s\" --unit %s\n",
+		"ExecStartPre=-+" CPUSET_TOSS_BIN " --quiet --write \"%s\" --unit %s\n",
 		u->name, v, n);
 
 	write_dropin(u->name, "50-cpuset-toss.conf", text);

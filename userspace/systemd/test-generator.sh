@@ -300,7 +300,7 @@ $H
 # before it starts, in its cgroup with AllowedMemoryNodes= applied.
 
 [Service]
-ExecStartPre=+/usr/bin/cpuset-toss --quiet --write "$2" --unit $1
+ExecStartPre=-+/usr/bin/cpuset-toss --quiet --write "$2" --unit $1
 EOF
 }
 # slice_dropins SLICE REQUEST: the drop-ins of a slice with a request
