@@ -15,7 +15,8 @@
 #   integration  vm/integration/run in the Debian VM (IMAGE=debian): on the
 #             patched kernel with cgroup v2 and with systemd's legacy v1
 #             hierarchies, each test must pass; on the baseline kernel,
-#             which lacks the file, each v2 test must fail
+#             which lacks the file, each v2 test must fail; then the host
+#             tests of the userspace parts (scripts/userspace-tests.sh)
 #
 # Any kernel splat or timeout fails the run.  Ends with the line
 # "N passed, N failed[, N skipped]" and exits non-zero on any failure.
@@ -204,6 +205,15 @@ if [ "$what" = all ] || [ "$what" = upstream ]; then
 		vmstatus "$(cat "$blog.rc")" "$blog" upstream-baseline-vm
 	} > "$res/upstream.results"
 	count "$res/upstream.results"
+fi
+
+# The userspace parts' own tests, on the host (no VM).
+if [ "$what" = all ] || [ "$what" = integration ]; then
+	echo "check: the host tests of the userspace parts (generator, Slurm plugin and prolog)"
+	"$here/scripts/userspace-tests.sh" "$BUILD/userspace" > "$res/userspace.out" 2>&1
+	grep -vE '^(pass|fail|skip) ' "$res/userspace.out" || true
+	grep -E '^(pass|fail|skip) ' "$res/userspace.out" > "$res/userspace.results"
+	count "$res/userspace.results"
 fi
 
 # The files we touch compile under each config variant (no VM).

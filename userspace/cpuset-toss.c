@@ -66,24 +66,42 @@ static double mib(unsigned long long b)
 static const char *errno_name(int err)
 {
 	switch (-err) {
-	case 0: return "0";
-	case EINVAL: return "EINVAL";
-	case ERANGE: return "ERANGE";
-	case E2BIG: return "E2BIG";
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case EROFS: return "EROFS";
-	case EAGAIN: return "EAGAIN";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EINTR: return "EINTR";
-	case ENODEV: return "ENODEV";
-	case ENOMEM: return "ENOMEM";
-	case ENOENT: return "ENOENT";
-	case TOSS_ENOCGROUP: return "no-cgroup";
-	case TOSS_ENOCPUSET: return "no-cpuset";
-	case TOSS_ENOFILE: return "no-toss-file";
-	case TOSS_EUSAGE: return "usage";
-	default: return "other";
+	case 0:
+		return "0";
+	case EINVAL:
+		return "EINVAL";
+	case ERANGE:
+		return "ERANGE";
+	case E2BIG:
+		return "E2BIG";
+	case EPERM:
+		return "EPERM";
+	case EACCES:
+		return "EACCES";
+	case EROFS:
+		return "EROFS";
+	case EAGAIN:
+		return "EAGAIN";
+	case EOPNOTSUPP:
+		return "EOPNOTSUPP";
+	case EINTR:
+		return "EINTR";
+	case ENODEV:
+		return "ENODEV";
+	case ENOMEM:
+		return "ENOMEM";
+	case ENOENT:
+		return "ENOENT";
+	case TOSS_ENOCGROUP:
+		return "no-cgroup";
+	case TOSS_ENOCPUSET:
+		return "no-cpuset";
+	case TOSS_ENOFILE:
+		return "no-toss-file";
+	case TOSS_EUSAGE:
+		return "usage";
+	default:
+		return "other";
 	}
 }
 
@@ -141,19 +159,45 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "n:s:f:w:u:p:jqhV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'n': nodes = optarg; break;
-		case 's': size = optarg; break;
-		case 'f': free_target = optarg; break;
-		case 'S': scope = optarg; break;
-		case 'B': slab = 1; break;
-		case 'w': write_req = optarg; break;
-		case 'u': unit = optarg; break;
-		case 'p': pidarg = optarg; break;
-		case 'j': json = 1; break;
-		case 'q': quiet = 1; break;
-		case 'h': usage(stdout); return TOSS_EXIT_OK;
-		case 'V': printf("cpuset-toss " VERSION "\n"); return TOSS_EXIT_OK;
-		default: usage(stderr); return TOSS_EXIT_USAGE;
+		case 'n':
+			nodes = optarg;
+			break;
+		case 's':
+			size = optarg;
+			break;
+		case 'f':
+			free_target = optarg;
+			break;
+		case 'S':
+			scope = optarg;
+			break;
+		case 'B':
+			slab = 1;
+			break;
+		case 'w':
+			write_req = optarg;
+			break;
+		case 'u':
+			unit = optarg;
+			break;
+		case 'p':
+			pidarg = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return TOSS_EXIT_OK;
+		case 'V':
+			printf("cpuset-toss " VERSION "\n");
+			return TOSS_EXIT_OK;
+		default:
+			usage(stderr);
+			return TOSS_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)

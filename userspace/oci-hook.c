@@ -35,9 +35,42 @@ static void ws(struct json *j)
 		j->p++;
 }
 
+/*
+ * The \uXXXX escape at j->p: all of its UTF-8 bytes but the last go to
+ * out (surrogates are kept as they are), the last is left in *c.
+ */
+static int junicode(struct json *j, unsigned int *c, char *out, size_t len,
+		    size_t *o)
+{
+	char hex[5];
+
+	if (j->end - j->p < 4)
+		return -1;
+	memcpy(hex, j->p, 4);
+	hex[4] = '\0';
+	if (strspn(hex, "0123456789abcdefABCDEF") != 4)
+		return -1;
+	*c = strtoul(hex, NULL, 16);
+	j->p += 4;
+	if (*c < 0x80)
+		return 0;
+	if (*c < 0x800) {
+		if (out && *o + 1 < len)
+			out[(*o)++] = 0xc0 | (*c >> 6);
+	} else {
+		if (out && *o + 2 < len) {
+			out[(*o)++] = 0xe0 | (*c >> 12);
+			out[(*o)++] = 0x80 | ((*c >> 6) & 0x3f);
+		}
+	}
+	*c = 0x80 | (*c & 0x3f);
+	return 0;
+}
+
 /* A JSON string into out (UTF-8; \u escapes of the BMP), or skip it if
  * out is NULL.  Returns 0, 1 when it did not fit in out (then out holds
- * its start), or -1 on malformed JSON. */
+ * its start), or -1 on malformed JSON.
+  */
 static int jstring(struct json *j, char *out, size_t len)
 {
 	int cut = 0;
@@ -55,41 +88,29 @@ static int jstring(struct json *j, char *out, size_t len)
 				return -1;
 			c = (unsigned char)*j->p++;
 			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case '"': case '\\': case '/': break;
-			case 'u': {
-				char hex[5];
-
-				if (j->end - j->p < 4)
-					return -1;
-				memcpy(hex, j->p, 4);
-				hex[4] = '\0';
-				if (strspn(hex, "0123456789abcdefABCDEF") != 4)
-					return -1;
-				c = strtoul(hex, NULL, 16);
-				j->p += 4;
-				if (c >= 0x80) {
-					/* encode as UTF-8 (surrogates kept as is) */
-					char u[3];
-					int n = 0, k;
-
-					if (c < 0x800) {
-						u[n++] = 0xc0 | (c >> 6);
-					} else {
-						u[n++] = 0xe0 | (c >> 12);
-						u[n++] = 0x80 | ((c >> 6) & 0x3f);
-					}
-					for (k = 0; k < n; k++)
-						if (out && o + 1 < len)
-							out[o++] = u[k];
-					c = 0x80 | (c & 0x3f);
-				}
+			case 'n':
+				c = '\n';
 				break;
-			}
+			case 't':
+				c = '\t';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
+			case '"':
+			case '\\':
+			case '/':
+				break;
+			case 'u':
+				if (junicode(j, &c, out, len, &o))
+					return -1;
+				break;
 			default:
 				return -1;
 			}
@@ -235,7 +256,8 @@ static char *slurp(FILE *f, size_t *len)
 }
 
 /* The annotation's value from an object with "annotations": 0 found,
- * 1 none, -1 malformed. */
+ * 1 none, -1 malformed.
+  */
 static int annotation(const char *doc, size_t len, char *val, size_t vlen)
 {
 	struct json j = { doc, doc + len };
@@ -272,7 +294,8 @@ int main(void)
 	ret = annotation(state, len, val, sizeof(val));
 	if (ret == 1) {
 		/* Runtimes older than runtime-spec 1.0.2 leave the
-		 * annotations out of the state: read them in config.json. */
+		 * annotations out of the state: read them in config.json.
+		  */
 		j = (struct json){ state, state + len };
 		if (jfind(&j, "bundle") == 0 && jstring(&j, bundle, sizeof(bundle)) == 0) {
 			char path[PATH_MAX + 16];
@@ -307,7 +330,8 @@ int main(void)
 		return 1;
 	}
 	j = (struct json){ state, state + len };
-	if (jfind(&j, "pid") || (pid = strtol(j.p, NULL, 10)) <= 0) {
+	pid = jfind(&j, "pid") ? 0 : strtol(j.p, NULL, 10);
+	if (pid <= 0) {
 		fprintf(stderr, "cpuset-toss-oci-hook: the container state has no pid\n");
 		free(state);
 		return 1;

@@ -549,7 +549,8 @@ int toss_cpus_to_nodes(const char *cpulist, struct toss_nodes *n)
 	int node, cpu, ret;
 
 	/* CPU numbers above TOSS_MAX_NODES are not expected on one machine
-	 * of the sizes we serve; a bigger list is refused, not cut. */
+	 * of the sizes we serve; a bigger list is refused, not cut.
+	  */
 	ret = toss_parse_list(cpulist, &cpus);
 	if (ret)
 		return ret;

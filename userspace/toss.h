@@ -55,20 +55,23 @@ struct toss_nodes {
  */
 
 /* A cgroup named by its path: absolute, or relative to the mount of the
- * hierarchy that has the cpuset controller ("job", "/job.slice/x"). */
+ * hierarchy that has the cpuset controller ("job", "/job.slice/x").
+  */
 int toss_cgroup_from_path(const char *path, struct toss_cgroup *cg,
 			  char *err, size_t errlen);
 /* The cpuset cgroup of a process, from /proc/PID/cgroup. */
 int toss_cgroup_from_pid(pid_t pid, struct toss_cgroup *cg,
 			 char *err, size_t errlen);
 /* A systemd unit's cgroup, from its ControlGroup property
- * (systemctl show); the unit must be active. */
+ * (systemctl show); the unit must be active.
+  */
 int toss_cgroup_from_unit(const char *unit, struct toss_cgroup *cg,
 			  char *err, size_t errlen);
 
 /* Write one request (e.g. "1", "1 nodes=1", "512M free=2G") to the
  * cgroup's cpuset.memory_toss_cache; returns 0 or -errno of the write
- * (-TOSS_ENOFILE when the file does not exist). */
+ * (-TOSS_ENOFILE when the file does not exist).
+  */
 int toss_write(const struct toss_cgroup *cg, const char *request);
 
 /* Build a request from the parts (NULL or 0: absent); size NULL is "1". */
@@ -84,7 +87,8 @@ void toss_node_set(struct toss_nodes *n, int node);
 
 /* The nodes with memory (/sys/devices/system/node/has_memory, else
  * online), a cgroup's cpuset.mems.effective, and the nodes whose CPUs
- * are in a CPU list ("1,3-4"), from /sys/devices/system/node. */
+ * are in a CPU list ("1,3-4"), from /sys/devices/system/node.
+  */
 int toss_memory_nodes(struct toss_nodes *n);
 int toss_cgroup_mems(const struct toss_cgroup *cg, struct toss_nodes *n);
 int toss_cpus_to_nodes(const char *cpulist, struct toss_nodes *n);
