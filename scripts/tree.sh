@@ -59,9 +59,11 @@ else
 		done
 	done < "$here/patches/series"
 	# Every kernel file kept in this repository must be named in the series.
+	# Documentation/integrations/ is the repository's own (notes on the
+	# userspace integrations), not a kernel path.
 	for d in kernel mm include Documentation tools; do
 		[ -d "$here/$d" ] || continue
-		for n in $(cd "$here" && find "$d" -type f | sort); do
+		for n in $(cd "$here" && find "$d" -type f -not -path 'Documentation/integrations/*' | sort); do
 			case " ${listed[*]} " in *" $n "*) ;; *)
 				echo "tree: $n is not named in patches/new-files" >&2; exit 1 ;;
 			esac
