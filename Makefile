@@ -68,8 +68,11 @@ UCFLAGS    ?= -O2 -g
 UCC         = gcc $(UCFLAGS) -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2 -I$(USRC) \
 	-DCPUSET_TOSS_BIN='"$(BINDIR)/cpuset-toss"'
 ULIB       := $(USRC)/toss.c $(USRC)/toss.h
+# The Slurm plugin needs libslurm-dev's <slurm/spank.h> (make deps installs
+# it); without it, `make install` installs everything else and says so.
+HAVE_SPANK := $(wildcard /usr/include/slurm/spank.h)
 UPROGS     := $(UOUT)/cpuset-toss $(UOUT)/cpuset-toss-oci-hook $(UOUT)/cpuset-toss-generator \
-	$(UOUT)/cpuset_toss.so
+	$(if $(HAVE_SPANK),$(UOUT)/cpuset_toss.so)
 DIMG       := $(BUILD)/debian.img
 DINST      := $(BUILD)/debian-install
 ifeq ($(IMAGE),debian)
@@ -222,7 +225,8 @@ install: userspace
 	install -D -m 0755 $(UOUT)/cpuset-toss-generator $(DESTDIR)$(GENDIR)/cpuset-toss-generator
 	sed 's|/usr/bin/cpuset-toss|$(BINDIR)/cpuset-toss|' '$(USRC)/systemd/cpuset-toss@.service' | \
 		install -D -m 0644 /dev/stdin '$(DESTDIR)$(UNITDIR)/cpuset-toss@.service'
-	install -D -m 0755 $(UOUT)/cpuset_toss.so $(DESTDIR)$(SLURM_PLUGINDIR)/cpuset_toss.so
+	$(if $(HAVE_SPANK),install -D -m 0755 $(UOUT)/cpuset_toss.so $(DESTDIR)$(SLURM_PLUGINDIR)/cpuset_toss.so,\
+		@echo 'install: no <slurm/spank.h> (libslurm-dev): the Slurm plugin is not built')
 	install -D -m 0755 $(USRC)/slurm/cpuset-toss-prolog $(DESTDIR)$(LIBEXECDIR)/cpuset-toss-prolog
 	install -D -m 0644 $(USRC)/slurm/plugstack.conf \
 		$(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/cpuset-toss.conf
