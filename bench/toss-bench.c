@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +338,75 @@ static double m_toss(struct target *t, int *err)
 	return now() - t0;
 }
 
+/*
+ * The kernel's own floor for freeing page cache: truncating the files to
+ * nothing (truncate_inode_pages_range(), batched).  It destroys the data:
+ * the files are written again before their next use.
+ */
+static double m_ftruncate(struct target *t, int *err)
+{
+	double t0 = now();
+
+	*err = 0;
+	for (int i = 0; i < t->npaths; i++) {
+		int fd = open(t->paths[i], O_WRONLY);
+
+		if (fd < 0 || ftruncate(fd, 0)) {
+			*err = -errno;
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		close(fd);
+	}
+	return now() - t0;
+}
+
+/*
+ * The cost of freeing the pages themselves, with no page cache work: a
+ * process in cpuset @t->cg faults @t->bytes of anonymous memory in 4 KiB
+ * pages (no THP: the page cache of ext4 has none either), then munmap()s
+ * it; the munmap is timed.  Returns the seconds, with *@err set when the
+ * child failed.
+ */
+static double m_munmap(struct target *t, int *err)
+{
+	int fds[2], st;
+	double sec = -1;
+	pid_t pid;
+
+	if (pipe(fds))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (!pid) {
+		char *p;
+		double t0;
+
+		close(fds[0]);
+		cg_enter(t->cg);
+		p = mmap(NULL, t->bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED || madvise(p, t->bytes, MADV_NOHUGEPAGE))
+			_exit(1);
+		for (unsigned long o = 0; o < t->bytes; o += 4096)
+			p[o] = 1;
+		t0 = now();
+		if (munmap(p, t->bytes))
+			_exit(1);
+		sec = now() - t0;
+		if (write(fds[1], &sec, sizeof(sec)) != sizeof(sec))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &sec, sizeof(sec)) != sizeof(sec))
+		sec = -1;
+	close(fds[0]);
+	*err = waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st) &&
+	       sec >= 0 ? 0 : -EIO;
+	return sec < 0 ? 0 : sec;
+}
+
 /* Page cache lost by every node but @node between two snapshots. */
 static unsigned long lost_elsewhere(const unsigned long *a, const unsigned long *b,
 				    int node)
@@ -349,10 +419,13 @@ static unsigned long lost_elsewhere(const unsigned long *a, const unsigned long 
 	return sum;
 }
 
+/* The repetition under way: samples of one repetition are paired. */
+static int cur_rep;
+
 static void sample_begin(const char *scenario, const char *method)
 {
-	printf("SAMPLE {\"scenario\": \"%s\", \"method\": \"%s\", \"mglru\": \"%s\"",
-	       scenario, method, mglru);
+	printf("SAMPLE {\"scenario\": \"%s\", \"method\": \"%s\", \"mglru\": \"%s\""
+	       ", \"rep\": %d", scenario, method, mglru, cur_rep);
 }
 
 static void sample_end(void)
@@ -400,7 +473,11 @@ static void scenario1(void)
 		{ "memory.reclaim", m_reclaim, NULL },
 		{ "toss", m_toss, "1" },
 		{ "toss_size", m_toss, NULL },	/* the size of the data */
+		/* anchors: the kernel's floor, not alternatives */
+		{ "ftruncate", m_ftruncate, NULL },
+		{ "munmap", m_munmap, NULL },
 	};
+	const unsigned int nm = sizeof(m) / sizeof(m[0]);
 	char *path[1];
 	char size[32];
 
@@ -413,24 +490,45 @@ static void scenario1(void)
 		drop_all();
 		make_file(path[0], bytes);
 		snprintf(size, sizeof(size), "%lu", bytes);
+		/*
+		 * Paired: every repetition fills and measures each method on
+		 * the same data, forward in even repetitions and backward in
+		 * odd ones, so that drift within a repetition favours no one.
+		 */
 		for (int r = 0; r < reps; r++) {
-			for (unsigned int i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+			cur_rep = r;
+			for (unsigned int k = 0; k < nm; k++) {
+				unsigned int i = r % 2 ? nm - 1 - k : k;
+				bool anon = m[i].fn == m_munmap;
 				unsigned long a[NODES], b[NODES];
 				double sec;
 				int err;
 
+				/* ftruncate emptied it: the same data again. */
+				make_file(path[0], bytes);
 				drop_all();
-				populate("s1", path, 1);
+				if (!anon)
+					populate("s1", path, 1);
 				snap(a);
-				if (a[1] < bytes * 98 / 100)
+				if (!anon && a[1] < bytes * 98 / 100)
 					die("scenario 1: only %lu of %lu bytes of cache on node 1",
 					    a[1], bytes);
 				t.toss = m[i].toss ? m[i].toss : size;
 				sec = m[i].fn(&t, &err);
 				snap(b);
-				sample_drop("1", m[i].name, bytes, sec, a, b, err);
+				if (anon) {
+					/* What was freed is anonymous, not cache. */
+					sample_begin("1", m[i].name);
+					printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
+					       ", \"collateral_bytes\": 0, \"errno\": %d",
+					       bytes, sec, err ? 0 : bytes, -err);
+					sample_end();
+				} else {
+					sample_drop("1", m[i].name, bytes, sec, a, b, err);
+				}
 				say("  s1 mglru=%s %4lu MiB %-15s %.3f s, dropped %lu MiB%s\n",
-				    mglru, mib[s], m[i].name, sec, lost(a, b, 1) / MiB,
+				    mglru, mib[s], m[i].name, sec,
+				    (anon ? (err ? 0 : bytes) : lost(a, b, 1)) / MiB,
 				    err ? " (error)" : "");
 			}
 		}
