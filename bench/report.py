@@ -293,6 +293,44 @@ def report(rows, a):
                 md.append(table(["MGLRU %s: method" % mg, "locality", "numa_hit on node 1 (allocations)",
                                  "numa_miss elsewhere (allocations)", "node 1 cache dropped", "needed",
                                  "other nodes' cache kept", "drop time"], body) + "\n")
+
+    # 6: what a user waits for
+    s6 = [r for r in rows if r["scenario"] == "6"]
+    if s6:
+        per = s6[0]["bytes"]
+        raw = {}
+        for x in a.samples:
+            if x["scenario"] == "6":
+                raw.setdefault(x["method"], []).append(x)
+        md.append("## 6. What a user waits for: every node holds %d MiB of stale cache, the job owns node 1\n" % (per // MIB))
+        md.append("Wall time until node 1's cache is gone, each method on the same data in every "
+                  "repetition (order alternating). `fadvise` is given node 1's files, which a job "
+                  "manager usually does not know. `toss_scope_cgroup_1M` tosses `1 scope=cgroup` in a "
+                  "cgroup whose own cache on node 1 is 1 MiB, next to the %d MiB of the other tenants. "
+                  "Ratios are paired medians (interquartile range) of the toss's time over each method's.\n" % (per // MIB))
+        body = []
+        for r in s6:
+            xs = raw.get(r["method"], [])
+            kept = med([100.0 * x["others_kept"] / x["others_before"] for x in xs if x["others_before"]])
+            body.append([r["method"], fmt_s(r),
+                         "%d MiB" % (med([x["node1_dropped"] for x in xs]) // MIB),
+                         "%d MiB" % (med([x["all_dropped"] for x in xs]) // MIB),
+                         "%.1f%%" % kept if kept is not None else "-",
+                         "%d MiB" % (med([x["node1_free"] for x in xs]) // MIB),
+                         fmt_ratio(paired(a.samples, "6", "on", per, "toss", r["method"], time=True))
+                         if r["method"] != "toss" else "1.00x"])
+        md.append(table(["method", "seconds", "node 1 cache dropped", "all nodes' cache dropped",
+                         "other nodes' cache kept", "node 1 free after", "toss time / its time"],
+                        body) + "\n")
+        xs = paired(a.samples, "6", "on", per, "drop_caches", "toss", time=True)
+        if xs:
+            targets.append(("Node 1 free, all nodes full: toss >= 3x faster than drop_caches (paired median)",
+                            fmt_ratio(xs), iqr(xs)[0] >= 3))
+        xs = paired(a.samples, "6", "on", per, "toss_scope_cgroup_1M", "toss", time=True)
+        if xs:
+            m, q1, q3 = iqr(xs)
+            targets.append(("scope=cgroup of 1 MiB on a full node < 5% of a whole-node toss (paired median)",
+                            "%.2f%% (%.2f-%.2f)" % (100 * m, 100 * q1, 100 * q3), m < 0.05))
     return md, targets, plots
 
 

@@ -5,7 +5,7 @@
  * drop_caches, posix_fadvise(POSIX_FADV_DONTNEED) and memory.reclaim, on
  * the same data in the same boot.
  *
- *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5
+ *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5 6
  *
  * Every measurement is printed as one line "SAMPLE {json}"; the host side
  * (bench/report.py) turns them into the tables, latest.md, latest.json and
@@ -880,6 +880,82 @@ static void scenario5(void)
 	rmcg("job5");
 }
 
+/* ---- 6: what a user waits for ----------------------------------------- */
+
+/*
+ * Every node holds stale cache (1.5 GiB each), and a job's cpuset owns node
+ * 1: how long until node 1's memory is free, by our toss, by drop_caches
+ * (which drops every node's) and by fadvise of node 1's files (for who
+ * knows them).  And a toss of scope=cgroup in a cgroup whose own cache on
+ * node 1 is 1 MiB, among the other tenants' 1.5 GiB: it should cost in
+ * proportion to its 1 MiB, not to the node.  Paired as scenario 1.
+ */
+static void scenario6(void)
+{
+	unsigned long per = (quick ? 256 : 1536) * MiB;
+	static const struct { const char *name; method_fn fn; const char *cg, *toss; } m[] = {
+		{ "drop_caches", m_drop_caches, "job", NULL },
+		{ "fadvise", m_fadvise, "job", NULL },
+		{ "toss", m_toss, "job", "1" },
+		{ "toss_scope_cgroup_1M", m_toss, "tiny", "1 scope=cgroup" },
+	};
+	const unsigned int nm = sizeof(m) / sizeof(m[0]);
+	char *paths[NODES + 1], cg[NODES][8];
+
+	paths_for(paths, "s6-", NODES + 1);
+	drop_all();
+	for (int n = 0; n < NODES; n++) {
+		char mems[4];
+
+		snprintf(cg[n], sizeof(cg[n]), "old%d", n);
+		snprintf(mems, sizeof(mems), "%d", n);
+		mkcg(cg[n], "0-2", mems);
+		make_file(paths[n], per);
+	}
+	make_file(paths[NODES], 1 * MiB);
+	mkcg("job", "1", "1");
+	mkcg("tiny", "1", "1");
+	for (int r = 0; r < reps; r++) {
+		cur_rep = r;
+		for (unsigned int k = 0; k < nm; k++) {
+			unsigned int i = r % 2 ? nm - 1 - k : k;
+			struct target t = { m[i].cg, &paths[1], 1, per, m[i].toss, NULL };
+			unsigned long a[NODES], b[NODES], others = 0, kept = 0, d = 0;
+			double sec;
+			int err;
+
+			drop_all();
+			for (int n = 0; n < NODES; n++)
+				populate(cg[n], &paths[n], 1);
+			populate("tiny", &paths[NODES], 1);
+			snap(a);
+			sec = m[i].fn(&t, &err);
+			snap(b);
+			for (int n = 0; n < NODES; n++) {
+				d += lost(a, b, n);
+				if (n != 1) {
+					others += a[n];
+					kept += a[n] - lost(a, b, n);
+				}
+			}
+			sample_begin("6", m[i].name);
+			printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
+			       ", \"node1_dropped\": %lu, \"all_dropped\": %lu"
+			       ", \"node1_free\": %lu, \"others_before\": %lu"
+			       ", \"others_kept\": %lu, \"errno\": %d",
+			       per, sec, lost(a, b, 1), lost(a, b, 1), d,
+			       node_meminfo(1, "MemFree"), others, kept, -err);
+			sample_end();
+			say("  s6 %-20s %.3f s, node 1 dropped %lu MiB, all nodes %lu MiB%s\n",
+			    m[i].name, sec, lost(a, b, 1) / MiB, d / MiB, err ? " (error)" : "");
+		}
+	}
+	for (int n = 0; n < NODES; n++)
+		rmcg(cg[n]);
+	rmcg("job");
+	rmcg("tiny");
+}
+
 int main(int argc, char **argv)
 {
 	int o;
@@ -925,6 +1001,8 @@ int main(int argc, char **argv)
 			scenario3();
 		} else if (!strcmp(s, "4")) {
 			scenario4();
+		} else if (!strcmp(s, "6")) {
+			scenario6();
 		} else {
 			die("unknown scenario %s", s);
 		}

@@ -9,14 +9,14 @@
 #
 # BENCH_QUICK=1: one repetition and smaller data sets, for every change to
 # the toss path.  BENCH_REPS=n overrides the repetitions (default 5).
-# BENCH_SCENARIOS="1 2 3 4 5" picks scenarios.
+# BENCH_SCENARIOS="1 2 3 4 5 6" picks scenarios.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 out=$3
 quick=${BENCH_QUICK:-}
 reps=${BENCH_REPS:-$([ -n "$quick" ] && echo 1 || echo 5)}
-scen=${BENCH_SCENARIOS:-1 2 3 4 5}
-export NODE_MEM=${BENCH_NODE_MEM:-2G} DISK_SIZE=${BENCH_DISK:-6G}
+scen=${BENCH_SCENARIOS:-1 2 3 4 5 6}
+export NODE_MEM=${BENCH_NODE_MEM:-2G} DISK_SIZE=${BENCH_DISK:-8G}
 # pr_info (every toss and drop_caches logs one) would interleave with the
 # samples on the console; warnings and worse still show and still fail.
 export VM_APPEND="loglevel=5 ${VM_APPEND:-}"
