@@ -2704,7 +2704,7 @@ cleanup:
 }
 
 #define NR_FIFO		4
-#define TRACE_BUF	(1 << 20)
+#define TRACE_BUF	(1024 * 1024)
 
 /*
  * The writers whose walks of node @nid begin in @trace, in the trace's
