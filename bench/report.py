@@ -60,8 +60,8 @@ def agg(key, ss):
             row[k] = med([s[k] for s in ss])
         row["free_arg"] = ss[0]["free_arg"]
     if key[0] == "3":
-        row["node_file_bytes"] = med([s["node_file_bytes"] for s in ss])
-        row["node_anon_bytes"] = med([s["node_anon_bytes"] for s in ss])
+        for k in ("node_file_bytes", "node_anon_bytes", "node_thp_bytes", "node_hugetlb_pages"):
+            row[k] = med([s.get(k, 0) for s in ss])
     return row
 
 
@@ -221,6 +221,8 @@ def report(rows, a):
             per_gib = r["seconds_median"] / node_gib
             cells = [r["method"], "%.2f GiB" % node_gib,
                      "%d MiB" % (r["node_anon_bytes"] // MIB),
+                     "%d MiB" % (r["node_thp_bytes"] // MIB),
+                     "%d MiB" % (r["node_hugetlb_pages"] * 2),
                      "%.2f ms (%.2f-%.2f)" % (r["seconds_median"] * 1e3, r["seconds_min"] * 1e3,
                                              r["seconds_max"] * 1e3),
                      "%.3f ms" % (per_gib * 1e3), "%.2f s" % (per_gib * 1024)]
@@ -235,7 +237,8 @@ def report(rows, a):
             else:
                 cells.append("-")
             body.append(cells)
-        md.append(table(["case", "node memory", "anon on node", "toss time", "per GiB of node",
+        md.append(table(["case", "node memory", "anon on node", "of it THP", "hugetlb", "toss time",
+                         "per GiB of node",
                          "1 TiB node (extrapolated)", "vs tossing 1 GiB"], body) + "\n")
         if gib1:
             md.append("Tossing %.2f GiB of cache (scenario 1, MGLRU on) took %.3f s: %.3f s per GiB.\n"
@@ -331,6 +334,25 @@ def report(rows, a):
             m, q1, q3 = iqr(xs)
             targets.append(("scope=cgroup of 1 MiB on a full node < 5% of a whole-node toss (paired median)",
                             "%.2f%% (%.2f-%.2f)" % (100 * m, 100 * q1, 100 * q3), m < 0.05))
+
+    # 7: a node's CPUs working together
+    s7 = [r for r in rows if r["scenario"] == "7"]
+    if s7:
+        b = s7[0]["bytes"]
+        md.append("## 7. A node's CPUs working together: a whole toss of %d MiB on node 1 (two vCPUs)\n" % (b // MIB))
+        md.append("`toss_1_worker` and `toss_2_workers` set `/sys/module/toss_cache/parameters/workers_per_node` "
+                  "to 1 and 2 for one toss of node 1's cache each, on the same data in every repetition "
+                  "(order alternating); with 2, each worker walks its own half of the node's pfns. "
+                  "The ratio is paired: two workers' time over one worker's.\n")
+        body = [[r["method"], fmt_s(r), "%d MiB" % (r["dropped_bytes_median"] // MIB),
+                 "%.2f GiB/s" % (r["dropped_bytes_median"] / GIB / r["seconds_median"])
+                 if r["seconds_median"] else "-"] for r in sorted(s7, key=lambda r: r["method"])]
+        md.append(table(["method", "seconds", "dropped", "GiB/s"], body) + "\n")
+        xs = paired(a.samples, "7", "on", b, "toss_2_workers", "toss_1_worker", time=True)
+        if xs:
+            md.append("Two workers over one: %s.\n" % fmt_ratio(xs))
+            targets.append(("Two workers on one node <= 0.62x one worker's time (paired median)",
+                            fmt_ratio(xs), iqr(xs)[0] <= 0.62))
     return md, targets, plots
 
 
@@ -410,7 +432,8 @@ def main():
                 os.path.getmtime(a.log), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "- Guest kernel: %s (non-debug bench config, commit %s)" % (kernel, a.commit),
             "- QEMU: %s, accelerator %s" % (a.qemu, a.accel.upper()),
-            "- VM: 4 NUMA nodes of %s; nodes 0-2 with one vCPU each, node 3 without CPU; "
+            "- VM: 4 NUMA nodes of %s; node 1 with two vCPUs (1 and 3), nodes 0 and 2 with one, "
+            "node 3 without CPU; "
             "host: %d cores" % (a.node_mem, os.cpu_count()),
             "- Repetitions: %d%s" % (a.reps, " (quick run: smaller data sets)" if a.quick else ""),
             ""]

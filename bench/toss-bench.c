@@ -5,7 +5,7 @@
  * drop_caches, posix_fadvise(POSIX_FADV_DONTNEED) and memory.reclaim, on
  * the same data in the same boot.
  *
- *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5 6
+ *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5 6 7
  *
  * Every measurement is printed as one line "SAMPLE {json}"; the host side
  * (bench/report.py) turns them into the tables, latest.md, latest.json and
@@ -595,21 +595,32 @@ static void scenario2(void)
 
 /* ---- 3: the cost of nothing -------------------------------------------- */
 
-/* Map @bytes of anonymous memory and first-touch every page of it. */
-static char *touch_anon(unsigned long bytes)
+/*
+ * Map @bytes of anonymous memory and first-touch every page of it, in
+ * transparent huge pages when @thp is 1, in 4 KiB pages when it is 0, as
+ * the system's THP setting says when it is -1.
+ */
+static char *touch_anon_thp(unsigned long bytes, int thp)
 {
 	char *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (mem == MAP_FAILED)
 		die("mmap: %s", strerror(errno));
+	if (thp >= 0 && madvise(mem, bytes, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
+		die("madvise: %s", strerror(errno));
 	for (unsigned long o = 0; o < bytes; o += 4096)
 		mem[o] = 1;
 	return mem;
 }
 
+static char *touch_anon(unsigned long bytes)
+{
+	return touch_anon_thp(bytes, -1);
+}
+
 /* Fill node 2 with anonymous memory in a child that waits to be killed. */
-static pid_t hog(const char *cg, unsigned long bytes)
+static pid_t hog_thp(const char *cg, unsigned long bytes, int thp)
 {
 	int p[2];
 	pid_t pid;
@@ -620,7 +631,7 @@ static pid_t hog(const char *cg, unsigned long bytes)
 	pid = fork();
 	if (!pid) {
 		cg_enter(cg);
-		touch_anon(bytes);
+		touch_anon_thp(bytes, thp);
 		if (write(p[1], "x", 1) != 1)
 			_exit(1);
 		pause();
@@ -633,17 +644,42 @@ static pid_t hog(const char *cg, unsigned long bytes)
 	return pid;
 }
 
+#define HUGETLB2 "/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages"
+
+/*
+ * A toss of node 2 holding no page cache: empty, or 85% full of anonymous
+ * memory in 4 KiB pages, of transparent huge pages, or of 2 MiB hugetlb
+ * pages.  The walk should cost in proportion to what it must look at: one
+ * look per free block, per huge page, not one per pfn.
+ */
 static void scenario3(void)
 {
+	static const char *const name[] = {
+		"toss_empty_node", "toss_node_full_of_anon", "toss_node_full_of_thp",
+		"toss_node_full_of_hugetlb",
+	};
 	unsigned long total = node_meminfo(2, "MemTotal");
 	pid_t pid;
 
 	mkcg("s3", "2", "2");
-	for (int full = 0; full < 2; full++) {
-		const char *name = full ? "toss_node_full_of_anon" : "toss_empty_node";
+	for (int c = 0; c < 4; c++) {
+		unsigned long huge = 0;
 
 		drop_all();
-		pid = full ? hog("s3", node_meminfo(2, "MemFree") * 85 / 100) : 0;
+		pid = 0;
+		if (c == 1 || c == 2)
+			pid = hog_thp("s3", node_meminfo(2, "MemFree") * 85 / 100, c == 2);
+		if (c == 3) {
+			char n[32];
+
+			snprintf(n, sizeof(n), "%lu", node_meminfo(2, "MemFree") * 85 / 100 / (2 * MiB));
+			if (put(HUGETLB2, n)) {
+				say("  s3 no hugetlb pages (%s): skipped\n", strerror(errno));
+				continue;
+			}
+			/* node_meminfo() takes every value for kB */
+			huge = node_meminfo(2, "HugePages_Total") / 1024;
+		}
 		for (int r = 0; r < reps * 2; r++) {
 			unsigned long a[NODES], b[NODES];
 			struct target t = { "s3", NULL, 0, 0, "1", NULL };
@@ -653,22 +689,26 @@ static void scenario3(void)
 			snap(a);
 			sec = m_toss(&t, &err);
 			snap(b);
-			sample_begin("3", name);
+			sample_begin("3", name[c]);
 			printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
 			       ", \"collateral_bytes\": %lu, \"errno\": %d"
-			       ", \"node_file_bytes\": %lu, \"node_anon_bytes\": %lu",
+			       ", \"node_file_bytes\": %lu, \"node_anon_bytes\": %lu"
+			       ", \"node_thp_bytes\": %lu, \"node_hugetlb_pages\": %lu",
 			       total, sec, lost(a, b, 2),
 			       lost_elsewhere(a, b, 2), -err,
-			       a[2], node_meminfo(2, "AnonPages"));
+			       a[2], node_meminfo(2, "AnonPages"),
+			       node_meminfo(2, "AnonHugePages"), huge);
 			sample_end();
-			say("  s3 %-22s node 2 (%lu MiB, %lu MiB cache, %lu MiB anon): %.6f s\n",
-			    name, total / MiB, a[2] / MiB,
-			    node_meminfo(2, "AnonPages") / MiB, sec);
+			say("  s3 %-25s node 2 (%lu MiB, %lu MiB cache, %lu MiB anon, %lu MiB THP, %lu hugetlb): %.6f s\n",
+			    name[c], total / MiB, a[2] / MiB, node_meminfo(2, "AnonPages") / MiB,
+			    node_meminfo(2, "AnonHugePages") / MiB, huge, sec);
 		}
 		if (pid) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
 		}
+		if (c == 3)
+			putf(HUGETLB2, "0");
 	}
 	rmcg("s3");
 }
@@ -956,6 +996,58 @@ static void scenario6(void)
 	rmcg("tiny");
 }
 
+/* ---- 7: a node's CPUs working together --------------------------------- */
+
+#define WORKERS "/sys/module/toss_cache/parameters/workers_per_node"
+
+/*
+ * Node 1 has two vCPUs (CPUs 1 and 3): one whole toss of its cache with one
+ * worker and with two, each chunk of the node walked by its own worker, on
+ * the same data in every repetition, in alternating order.
+ */
+static void scenario7(void)
+{
+	unsigned long bytes = (quick ? 512 : 1536) * MiB;
+	static const struct { const char *name, *workers; } m[] = {
+		{ "toss_1_worker", "1" },
+		{ "toss_2_workers", "2" },
+	};
+	char *path[1];
+	struct target t = { "s7", path, 1, bytes, "1", NULL };
+
+	if (access(WORKERS, W_OK)) {
+		say("  s7 no %s: skipped\n", WORKERS);
+		return;
+	}
+	paths_for(path, "s7-", 1);
+	mkcg("s7", "0-2", "1");
+	drop_all();
+	make_file(path[0], bytes);
+	for (int r = 0; r < reps; r++) {
+		cur_rep = r;
+		for (int k = 0; k < 2; k++) {
+			int i = r % 2 ? 1 - k : k;
+			unsigned long a[NODES], b[NODES];
+			double sec;
+			int err;
+
+			drop_all();
+			populate("s7", path, 1);
+			snap(a);
+			if (a[1] < bytes * 98 / 100)
+				die("scenario 7: only %lu of %lu bytes of cache on node 1", a[1], bytes);
+			putf(WORKERS, "%s", m[i].workers);
+			sec = m_toss(&t, &err);
+			putf(WORKERS, "0");
+			snap(b);
+			sample_drop("7", m[i].name, bytes, sec, a, b, err);
+			say("  s7 %-15s %.3f s, dropped %lu MiB%s\n", m[i].name, sec,
+			    lost(a, b, 1) / MiB, err ? " (error)" : "");
+		}
+	}
+	rmcg("s7");
+}
+
 int main(int argc, char **argv)
 {
 	int o;
@@ -1003,6 +1095,8 @@ int main(int argc, char **argv)
 			scenario4();
 		} else if (!strcmp(s, "6")) {
 			scenario6();
+		} else if (!strcmp(s, "7")) {
+			scenario7();
 		} else {
 			die("unknown scenario %s", s);
 		}

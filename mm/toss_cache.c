@@ -78,6 +78,9 @@
 #include <linux/memcontrol.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/isolation.h>
+#include <linux/sizes.h>
 #include <linux/toss_cache.h>
 
 #include "internal.h"
@@ -290,11 +293,10 @@ static int toss_folio_level(struct folio *folio)
  * without a reference and are only hints; they are made again under the
  * folio lock, as mapping_evict_folio() makes them.
  */
-static struct folio *toss_get_folio(unsigned long pfn, int nid,
-				    struct toss_control *tc,
+static struct folio *toss_get_folio(struct page *page, unsigned long pfn,
+				    int nid, struct toss_control *tc,
 				    int pass, bool *count)
 {
-	struct page *page = pfn_to_online_page(pfn);
 	struct folio *folio;
 	long nr;
 	int level;
@@ -304,7 +306,7 @@ static struct folio *toss_get_folio(unsigned long pfn, int nid,
 	 * the page turns into meanwhile; the folio's are read only once it
 	 * is pinned.
 	 */
-	if (!page || PageTail(page) || !PageLRU(page) || PageAnon(page))
+	if (PageTail(page) || !PageLRU(page) || PageAnon(page))
 		return NULL;
 	if (page_to_nid(page) != nid)
 		return NULL;
@@ -558,35 +560,160 @@ unsigned long toss_node_free_pages(int nid)
 }
 
 /*
- * A free block is skipped whole: the walk of a node of free memory costs
- * one look per block of up to MAX_ORDER_NR_PAGES pages, not one per page.
- * The order is read without the zone lock, as compaction reads it, and is
- * only trusted when it is sane; a block allocated meanwhile holds nothing
- * stale that a toss could want.  Returns the pfns to skip after @pfn.
+ * The walk skips what cannot hold page cache for it, without looking at
+ * every pfn: the rest of a free block of the buddy allocator, and the tail
+ * pages of a compound page it did not take (an anonymous THP, a hugetlb
+ * page, a large folio that stays).  The order is read without a lock or a
+ * reference, as compaction reads it, and only trusted when it is sane and
+ * @pfn is the head of a naturally aligned block; a block freed or
+ * allocated meanwhile was of no use to the toss when it was looked at.
+ * Returns the pfns to skip after @pfn.
  */
-static unsigned long toss_free_block_tail(unsigned long pfn)
+static unsigned long toss_skip(struct page *page, unsigned long pfn)
 {
-	struct page *page = pfn_to_online_page(pfn);
 	unsigned long order;
 
-	if (!page || !PageBuddy(page))
+	if (PageBuddy(page)) {
+		order = buddy_order_unsafe(page);
+		if (order > MAX_PAGE_ORDER)
+			return 0;
+	} else if (PageHead(page)) {
+		order = compound_order(page);
+		if (order > MAX_FOLIO_ORDER)
+			return 0;
+	} else {
 		return 0;
-	order = buddy_order_unsafe(page);
-	if (order > MAX_PAGE_ORDER || !IS_ALIGNED(pfn, 1UL << order))
+	}
+	if (!IS_ALIGNED(pfn, 1UL << order))
 		return 0;
 	return (1UL << order) - 1;
+}
+
+/*
+ * A pfn without an online page: memory that is not there, offline, or
+ * ZONE_DEVICE.  Presence is decided per memory section, and within an
+ * online section per subsection: the walk goes on at the next one that may
+ * be present.  Returns the pfns to skip after @pfn.
+ */
+static unsigned long toss_skip_hole(unsigned long pfn)
+{
+#ifdef CONFIG_SPARSEMEM
+	if (!online_section_nr(pfn_to_section_nr(pfn)))
+		return SECTION_ALIGN_UP(pfn + 1) - pfn - 1;
+	return ALIGN(pfn + 1, PAGES_PER_SUBSECTION) - pfn - 1;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * The pfns a walk of node @nid covers: those its zones span, but for
+ * ZONE_DEVICE, whose memory (persistent memory, device memory) is never
+ * page cache that a toss can drop and may be far larger than the node's
+ * RAM.
+ */
+static void toss_node_range(int nid, unsigned long *start,
+			    unsigned long *end)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	int i;
+
+	*start = ULONG_MAX;
+	*end = 0;
+	for (i = 0; i < MAX_NR_ZONES; i++) {
+		struct zone *zone = &pgdat->node_zones[i];
+
+		if (zone_is_zone_device(zone) || zone_is_empty(zone))
+			continue;
+		*start = min(*start, zone->zone_start_pfn);
+		*end = max(*end, zone_end_pfn(zone));
+	}
+	if (*start > *end)
+		*start = *end;
+}
+
+/*
+ * Workers a whole toss of one node gets, each walking its own chunk of the
+ * node's pfns: 0 gives one per CPU of the node that may run them (online,
+ * not isolated by isolcpus=, nohz_full= or an isolated cpuset partition);
+ * more cannot run at once.  An admin may set fewer, or more for a node
+ * without CPUs, whose workers run elsewhere.  A chunk is never smaller
+ * than TOSS_CHUNK_MIN pfns: a small node gets one worker.
+ */
+static unsigned int toss_workers_per_node;
+module_param_named(workers_per_node, toss_workers_per_node, uint, 0644);
+MODULE_PARM_DESC(workers_per_node,
+		 "Workers walking one node's pfns for a whole toss (0: one per usable CPU of the node)");
+
+#define TOSS_MAX_WORKERS	64UL
+#define TOSS_CHUNK_MIN		(SZ_64M >> PAGE_SHIFT)
+
+/**
+ * toss_node_workers - how many workers a whole toss of a node gets
+ * @nid: the node
+ *
+ * Context: Any context.
+ * Return: 1 to TOSS_MAX_WORKERS; see toss_node_chunk() for their chunks.
+ */
+unsigned int toss_node_workers(int nid)
+{
+	unsigned long start, end;
+	unsigned int n = READ_ONCE(toss_workers_per_node);
+	int cpu;
+
+	if (!n)
+		for_each_cpu_and(cpu, cpumask_of_node(nid), cpu_online_mask)
+			if (!cpu_is_isolated(cpu) &&
+			    housekeeping_cpu(cpu, HK_TYPE_WQ))
+				n++;
+	toss_node_range(nid, &start, &end);
+	n = min3((unsigned long)n, TOSS_MAX_WORKERS, (end - start) / TOSS_CHUNK_MIN);
+	return max(n, 1U);
+}
+
+/**
+ * toss_node_chunk - the pfns one worker of a whole toss walks
+ * @nid: the node
+ * @i: the worker, 0 to @n - 1
+ * @n: the number of workers, from toss_node_workers()
+ * @start_pfn: set to the first pfn of its chunk (0: the node's start)
+ * @end_pfn: set to the end of it (0: the node's end)
+ *
+ * The chunks are equal in size and their bounds are aligned to
+ * MAX_ORDER_NR_PAGES: no free block and no large folio of the page cache
+ * lies across two of them, so each is seen by exactly one worker, and the
+ * workers' lock round trips (the zone lock when they free, the LRU lock in
+ * folios_put(), the i_pages lock of a file) happen in separate batches of
+ * their own, rarely on the same file at once.  The first and the last
+ * chunk are open-ended, so that memory added to the node meanwhile is
+ * walked too.
+ *
+ * Context: Any context.
+ */
+void toss_node_chunk(int nid, unsigned int i, unsigned int n,
+		     unsigned long *start_pfn, unsigned long *end_pfn)
+{
+	unsigned long start, end, size;
+
+	toss_node_range(nid, &start, &end);
+	size = ALIGN(DIV_ROUND_UP(end - start, n), MAX_ORDER_NR_PAGES);
+	start = ALIGN_DOWN(start, MAX_ORDER_NR_PAGES);
+	*start_pfn = i ? start + i * size : 0;
+	*end_pfn = i + 1 < n ? start + (i + 1) * size : 0;
 }
 
 /* One walk of the node, taking the folios of levels up to @pass. */
 static int toss_node_pass(int nid, struct toss_control *tc, int pass)
 {
-	pg_data_t *pgdat = NODE_DATA(nid);
-	unsigned long pfn = pgdat->node_start_pfn;
-	unsigned long end_pfn = pgdat_end_pfn(pgdat);
+	unsigned long pfn, end_pfn;
 	struct toss_batch b = { .mapping = NULL };
 	int i, ret = 0;
 
 	BUILD_BUG_ON(PAGEVEC_SIZE > BITS_PER_LONG);
+	toss_node_range(nid, &pfn, &end_pfn);
+	pfn = max(pfn, tc->start_pfn);
+	if (tc->end_pfn)
+		end_pfn = min(end_pfn, tc->end_pfn);
 	folio_batch_init(&b.locked);
 	folio_batch_init(&b.release);
 	while (pfn < end_pfn && tc->nr_tossed < tc->nr_to_toss) {
@@ -596,13 +723,18 @@ static int toss_node_pass(int nid, struct toss_control *tc, int pass)
 		/* The memmap of the batch stays while we look at it. */
 		get_online_mems();
 		for (; pfn < batch_end && !full; pfn++) {
+			struct page *page = pfn_to_online_page(pfn);
 			struct address_space *mapping;
 			struct folio *folio;
 			bool count;
 
-			folio = toss_get_folio(pfn, nid, tc, pass, &count);
+			if (!page) {
+				pfn += toss_skip_hole(pfn);
+				continue;
+			}
+			folio = toss_get_folio(page, pfn, nid, tc, pass, &count);
 			if (!folio) {
-				pfn += toss_free_block_tail(pfn);
+				pfn += toss_skip(page, pfn);
 				continue;
 			}
 			/* Skip the rest of a large folio. */

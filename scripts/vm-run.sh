@@ -17,7 +17,8 @@
 # small disk.
 #
 # Topology: nodes 0, 1, 2 with one vCPU and $NODE_MEM each, node 3 with
-# $NODE_MEM and no CPU.  A fresh sparse XFS disk ($XFS_SIZE) is mounted at
+# $NODE_MEM and no CPU.  NODE_CPUS="0 1,3 2 -" (the bench's) gives node 1
+# a second vCPU, CPU 3; "-" is a node without CPU.  A fresh sparse XFS disk ($XFS_SIZE) is mounted at
 # /mnt/xfs (XFS has large folios in its page cache).  A fresh sparse ext4
 # scratch disk ($DISK_SIZE) is
 # mounted at /mnt/scratch.  <vmfiles-dir> is copied to /extra.
@@ -32,6 +33,7 @@ log="" keep=""
 NODE_MEM=${NODE_MEM:-768M}
 DISK_SIZE=${DISK_SIZE:-2G}
 XFS_SIZE=${XFS_SIZE:-1G}
+NODE_CPUS=${NODE_CPUS:-0 1 2 -}
 # TOOLS_IMG=img: a read-only third disk, mounted at /opt/tools (fio and
 # stress-ng, from scripts/tools-disk.sh).
 TOOLS_IMG=${TOOLS_IMG:-}
@@ -102,18 +104,24 @@ tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
 *) echo "vm-run: ACCEL must be tcg or kvm" >&2; exit 2 ;;
 esac
 numa=()
+ncpus=0
+read -ra node_cpus <<< "$NODE_CPUS"
+[ ${#node_cpus[@]} = 4 ] || { echo "vm-run: NODE_CPUS needs 4 entries: $NODE_CPUS" >&2; exit 2; }
 for n in 0 1 2 3; do
 	numa+=(-object "memory-backend-ram,id=m$n,size=$NODE_MEM")
-	if [ $n -lt 3 ]; then
-		numa+=(-numa "node,nodeid=$n,cpus=$n,memdev=m$n")
-	else
-		numa+=(-numa "node,nodeid=$n,memdev=m$n")
+	cpus=
+	if [ "${node_cpus[$n]}" != - ]; then
+		for c in ${node_cpus[$n]//,/ }; do
+			cpus+=",cpus=$c"
+			ncpus=$((ncpus + 1))
+		done
 	fi
+	numa+=(-numa "node,nodeid=$n$cpus,memdev=m$n")
 done
 memsz=$(( $(numfmt --from=iec "$NODE_MEM") * 4 / 1048576 ))M
 
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
-	-machine q35 -smp 3,sockets=3,cores=1,threads=1 -m "$memsz" "${numa[@]}" \
+	-machine q35 -smp $ncpus,sockets=$ncpus,cores=1,threads=1 -m "$memsz" "${numa[@]}" \
 	-kernel "$kernel" "${boot[@]}" \
 	-append "console=ttyS0 panic=-1 loglevel=6 $append ${VM_APPEND:-}" \
 	-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \

@@ -368,10 +368,11 @@ int cpuset_toss_stat_show(struct seq_file *sf, void *v)
 /*
  * A toss of scope=node runs each node's walk as a work item of an unbound
  * workqueue queued on that node (queue_work_node()), all nodes at once, as
- * the 2005 patch ran one kernel thread per node.  Unbound workers keep off
- * the CPUs of isolated partitions and out of isolcpus= and
- * workqueue.unbound_cpus (wq_unbound_cpumask); WQ_SYSFS lets the admin
- * narrow them further.  The writer waits for all of them; when it is
+ * the 2005 patch ran one kernel thread per node; a whole toss of a node
+ * with several CPUs runs as several work items, one per chunk of the node
+ * (toss_split()).  Unbound workers keep off the CPUs of isolated
+ * partitions and out of isolcpus= and workqueue.unbound_cpus
+ * (wq_unbound_cpumask); WQ_SYSFS lets the admin narrow them further.  The writer waits for all of them; when it is
  * killed, they stop at their next batch.
  *
  * A toss of scope=cgroup, open to unprivileged owners, runs in the
@@ -391,6 +392,9 @@ struct toss_work {
 	struct work_struct work;
 	struct toss_job *job;
 	int nid;
+	unsigned int chunk;		/* of the node's, for a whole toss */
+	unsigned long start_pfn;	/* the chunk's pfns, 0: open-ended */
+	unsigned long end_pfn;
 	int ret;
 	bool locked;			/* holds the node's turn */
 	bool run;			/* walks in this round */
@@ -494,7 +498,46 @@ static void toss_prepare(struct toss_work *tw, unsigned long share,
 	tw->tc.slab = slab;
 	tw->tc.should_stop = toss_should_stop;
 	tw->tc.stop_data = job;
+	tw->tc.start_pfn = tw->start_pfn;
+	tw->tc.end_pfn = tw->end_pfn;
 	tw->run = true;
+}
+
+/*
+ * A whole toss of scope=node splits each node among several workers,
+ * toss_node_workers() of them, each walking its own chunk of the node's
+ * pfns, all under the node's one turn.  A limited toss (an amount or a
+ * free= target) walks each node with one worker, coldest first, so that it
+ * drops the coldest folios of the node, not of each chunk.
+ *
+ * Without @tw, returns the number of walks @nodes need.  With it, fills at
+ * most @max of them and returns how many: a node gets fewer chunks if the
+ * number of workers grew since @max was counted, and always at least one.
+ */
+static int toss_split(const nodemask_t *nodes, const struct toss_request *req,
+		      struct toss_work *tw, int max)
+{
+	bool whole = req->nr_pages == ULONG_MAX && !req->free_pages &&
+		     !req->scope_cgroup;
+	int nid, k = 0, left = nodes_weight(*nodes);
+	unsigned int i, n;
+
+	for_each_node_mask(nid, *nodes) {
+		n = whole ? toss_node_workers(nid) : 1;
+		left--;
+		if (tw)
+			n = clamp_t(int, max - k - left, 1, n);
+		for (i = 0; i < n; i++, k++) {
+			if (!tw)
+				continue;
+			tw[k].nid = nid;
+			tw[k].chunk = i;
+			if (n > 1)
+				toss_node_chunk(nid, i, n, &tw[k].start_pfn,
+						&tw[k].end_pfn);
+		}
+	}
+	return k;
 }
 
 /*
@@ -515,7 +558,7 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 	nodemask_t play = *nodes, reserve = NODE_MASK_NONE;
 	unsigned long left = req->nr_pages;
 	struct toss_work *tw;
-	int nr = nodes_weight(*nodes), nid, i, ret = 0;
+	int nr = toss_split(nodes, req, NULL, 0), i, ret = 0;
 	bool first = true;
 
 	if (!nr)
@@ -523,9 +566,7 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 	tw = kcalloc(nr, sizeof(*tw), GFP_KERNEL);
 	if (!tw)
 		return -ENOMEM;
-	i = 0;
-	for_each_node_mask(nid, *nodes)
-		tw[i++].nid = nid;
+	nr = toss_split(nodes, req, tw, nr);
 
 	/*
 	 * Walkers of scope=node take turns on each node, in node order so
@@ -533,6 +574,8 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 	 * are the writer's own work and do not queue behind others.
 	 */
 	for (i = 0; i < nr && !in_writer; i++) {
+		if (tw[i].chunk)
+			continue;
 		ret = toss_node_lock(tw[i].nid, toss_should_stop, &job);
 		if (ret)
 			goto unlock;
@@ -570,7 +613,7 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 			}
 			/* Slab once per node, with its first walk. */
 			toss_prepare(&tw[i], share, req, memcg, cs, &job,
-				     req->slab && first);
+				     req->slab && first && !tw[i].chunk);
 		}
 		first = false;
 		ret = toss_round(tw, nr, &job, in_writer);

@@ -16,16 +16,20 @@ TRACE_EVENT(toss_node_begin,
 	    TP_STRUCT__entry(__field(u64, cgroup_id)
 			     __field(int, nid)
 			     __field(unsigned long, nr_to_toss)
-			     __field(unsigned long, free_target)),
+			     __field(unsigned long, free_target)
+			     __field(unsigned long, start_pfn)
+			     __field(unsigned long, end_pfn)),
 
 	    TP_fast_assign(__entry->cgroup_id = tc->cgroup_id;
 			   __entry->nid = nid;
 			   __entry->nr_to_toss = tc->nr_to_toss;
-			   __entry->free_target = tc->free_target;),
+			   __entry->free_target = tc->free_target;
+			   __entry->start_pfn = tc->start_pfn;
+			   __entry->end_pfn = tc->end_pfn;),
 
-	    TP_printk("cgroup_id=%llu nid=%d nr_to_toss=%lu free_target=%lu",
+	    TP_printk("cgroup_id=%llu nid=%d nr_to_toss=%lu free_target=%lu start_pfn=%lu end_pfn=%lu",
 		      __entry->cgroup_id, __entry->nid, __entry->nr_to_toss,
-		      __entry->free_target)
+		      __entry->free_target, __entry->start_pfn, __entry->end_pfn)
 );
 
 TRACE_EVENT(toss_node_end,

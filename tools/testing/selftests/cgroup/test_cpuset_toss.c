@@ -3222,6 +3222,145 @@ cleanup:
 	return ret;
 }
 
+#define WORKERS_PARAM	"/sys/module/toss_cache/parameters/workers_per_node"
+#define NR_CHUNKS	3
+
+struct chunk {
+	unsigned long start, end;
+};
+
+static int chunk_cmp(const void *a, const void *b)
+{
+	const struct chunk *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * The walks of node @nid for cgroup @id in @trace: their chunks into @c (at
+ * most @max), their nr_scanned and nr_tossed added up.  Returns how many.
+ */
+static int trace_chunks(const char *trace, unsigned long id, int nid,
+			struct chunk *c, int max, long *scanned, long *tossed)
+{
+	char begin[96], end[96];
+	const char *p, *q;
+	int n = 0;
+
+	snprintf(begin, sizeof(begin), "toss_node_begin: cgroup_id=%lu nid=%d ", id, nid);
+	snprintf(end, sizeof(end), "toss_node_end: cgroup_id=%lu nid=%d ", id, nid);
+	*scanned = *tossed = 0;
+	for (p = strstr(trace, begin); p; p = strstr(p + 1, begin)) {
+		q = strstr(p, " start_pfn=");
+		if (!q || n >= max)
+			return -1;
+		c[n].start = strtoul(q + strlen(" start_pfn="), NULL, 10);
+		q = strstr(p, " end_pfn=");
+		if (!q)
+			return -1;
+		c[n++].end = strtoul(q + strlen(" end_pfn="), NULL, 10);
+	}
+	for (p = strstr(trace, end); p; p = strstr(p + 1, end)) {
+		q = strstr(p, " nr_scanned=");
+		*scanned += q ? atol(q + strlen(" nr_scanned=")) : 0;
+		q = strstr(p, " nr_tossed=");
+		*tossed += q ? atol(q + strlen(" nr_tossed=")) : 0;
+	}
+	return n;
+}
+
+/*
+ * A whole toss of a node split among workers (workers_per_node): each
+ * walks a chunk of the node's pfns of its own, the chunks tile the node
+ * (the first open at the node's start, the last at its end, each beginning
+ * where the one before ended), and together they drop what one walker
+ * drops: all of the node's clean cache and none of its mapped pages, and
+ * nothing on other nodes.  Their counts add up to the toss's in .stat.  A
+ * toss of an amount walks the node once, coldest first.
+ */
+static int test_toss_workers(const char *root)
+{
+	long npages = FILE_SIZE / page_size, scanned, tossed, pages;
+	struct chunk c[NR_CHUNKS + 1];
+	int ret = KSFT_FAIL, n, i;
+	char *cg = NULL, *trace = NULL;
+	char old[16] = "";
+	pid_t pid = -1;
+	struct stat st;
+
+	if (read_text(WORKERS_PARAM, old, sizeof(old)) <= 0 ||
+	    write_file(WORKERS_PARAM, "3")) {
+		ksft_print_msg("no %s to set\n", WORKERS_PARAM);
+		goto cleanup;
+	}
+	cg = make_cpuset("job", "1");
+	trace = malloc(TRACE_BUF);
+	if (!cg || !trace || stat(cg, &st) || fill_big_file(1))
+		goto cleanup;
+	/* node 1's small file, mapped by a process: it stays */
+	pid = cg_run_nowait(cg, map_and_wait, node_file[1]);
+	if (pid < 0)
+		goto cleanup;
+	for (i = 0; i < 600 && resident_on(node_file[1], 1) < npages; i++)
+		usleep(50000);
+	if (resident_on(node_file[1], 1) < npages || trace_start())
+		goto cleanup;
+	if (toss(cg, "1"))
+		goto cleanup;
+	trace_stop();
+	if (trace_read(trace, TRACE_BUF) < 0)
+		goto cleanup;
+	n = trace_chunks(trace, st.st_ino, 1, c, NR_CHUNKS + 1, &scanned, &tossed);
+	qsort(c, n > 0 ? n : 0, sizeof(*c), chunk_cmp);
+	for (i = 0; i < n; i++)
+		ksft_print_msg("chunk %d: pfns %lu-%lu\n", i, c[i].start, c[i].end);
+	if (n != NR_CHUNKS || c[0].start || c[n - 1].end) {
+		ksft_print_msg("%d walks of node 1, not %d tiling it\n", n, NR_CHUNKS);
+		goto cleanup;
+	}
+	for (i = 0; i + 1 < n; i++) {
+		if (c[i].end != c[i + 1].start || c[i + 1].start <= c[i].start) {
+			ksft_print_msg("chunk %d ends at %lu, chunk %d begins at %lu\n",
+				       i, c[i].end, i + 1, c[i + 1].start);
+			goto cleanup;
+		}
+	}
+	pages = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ") / page_size;
+	ksft_print_msg("tossed %ld pages (trace %ld), scanned %ld; big file: %ld pages left; mapped: %ld of %ld\n",
+		       pages, tossed, scanned, resident_on(big_file, 1),
+		       resident_on(node_file[1], 1), npages);
+	if (tossed != pages || pages < BIG_SIZE / page_size * 95 / 100 ||
+	    scanned * page_size != cg_read_key_long(cg, STAT_FILE, "last_scanned_bytes ") ||
+	    resident_on(big_file, 1) > BIG_SIZE / page_size / 100 ||
+	    resident_on(node_file[1], 1) < npages)
+		goto cleanup;
+
+	/* An amount: one walk of the node. */
+	if (fill_big_file(1) || trace_start() || toss(cg, "16M"))
+		goto cleanup;
+	trace_stop();
+	if (trace_read(trace, TRACE_BUF) < 0)
+		goto cleanup;
+	n = trace_chunks(trace, st.st_ino, 1, c, NR_CHUNKS + 1, &scanned, &tossed);
+	if (n < 1 || c[0].start || c[0].end || tossed != 16 * MiB / page_size) {
+		ksft_print_msg("16M: %d walks (the first of pfns %lu-%lu), %ld pages\n",
+			       n, n > 0 ? c[0].start : 0, n > 0 ? c[0].end : 0, tossed);
+		goto cleanup;
+	}
+	for (i = 1; i < n; i++)
+		if (c[i].start || c[i].end)
+			goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	trace_stop();
+	if (*old)
+		write_file(WORKERS_PARAM, old);
+	free(trace);
+	reap(pid);
+	destroy(cg);
+	return ret;
+}
+
 struct toss_test {
 	int (*fn)(const char *root);
 	const char *name;
@@ -3259,6 +3398,7 @@ struct toss_test {
 	T(test_toss_isolated),
 	T(test_toss_scope_cgroup_cpu),
 	T(test_toss_scope_cgroup_cost),
+	T(test_toss_workers),
 	T(test_toss_v1),
 };
 
