@@ -372,8 +372,9 @@ int cpuset_toss_stat_show(struct seq_file *sf, void *v)
  * with several CPUs runs as several work items, one per chunk of the node
  * (toss_split()).  Unbound workers keep off the CPUs of isolated
  * partitions and out of isolcpus= and workqueue.unbound_cpus
- * (wq_unbound_cpumask); WQ_SYSFS lets the admin narrow them further.  The writer waits for all of them; when it is
- * killed, they stop at their next batch.
+ * (wq_unbound_cpumask); WQ_SYSFS lets the admin narrow them further.
+ * The writer waits for all of them; when it is killed, they stop at their
+ * next batch.
  *
  * A toss of scope=cgroup, open to unprivileged owners, runs in the
  * writer's own context, node after node: its CPU time is the writer's,
