@@ -3225,6 +3225,9 @@ cleanup:
 #define WORKERS_PARAM	"/sys/module/toss_cache/parameters/workers_per_node"
 #define NR_CHUNKS	3
 
+/* workers_per_node as it was before the tests */
+static char workers_saved[16];
+
 struct chunk {
 	unsigned long start, end;
 };
@@ -3473,6 +3476,14 @@ int main(int argc, char **argv)
 	if (nr_nodes < 3)
 		ksft_exit_skip("needs at least 3 NUMA nodes, found %d\n", nr_nodes);
 
+	/*
+	 * The tests that read the trace count one walk per node and toss:
+	 * one worker per node, whatever the node's CPUs, but in
+	 * test_toss_workers.
+	 */
+	if (read_text(WORKERS_PARAM, workers_saved, sizeof(workers_saved)) > 0)
+		write_file(WORKERS_PARAM, "1");
+
 	parent = cg_name(root, "toss_test");
 	cg_destroy(parent);
 	if (cg_create(parent) ||
@@ -3511,5 +3522,7 @@ int main(int argc, char **argv)
 	if (*big_file)
 		unlink(big_file);
 	cg_destroy(parent);
+	if (*workers_saved)
+		write_file(WORKERS_PARAM, workers_saved);
 	ksft_finished();
 }
