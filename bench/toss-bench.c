@@ -1003,46 +1003,56 @@ static void scenario6(void)
 /*
  * Node 1 has two vCPUs (CPUs 1 and 3): one whole toss of its cache with one
  * worker and with two, each chunk of the node walked by its own worker, on
- * the same data in every repetition, in alternating order.
+ * the same data in every repetition, in alternating order.  The data is
+ * one file, whose page cache has one i_pages lock that both workers take,
+ * and then 48 files of 32 MiB each.
  */
 static void scenario7(void)
 {
 	unsigned long bytes = (quick ? 512 : 1536) * MiB;
-	static const struct { const char *name, *workers; } m[] = {
-		{ "toss_1_worker", "1" },
-		{ "toss_2_workers", "2" },
+	static const struct { const char *name, *workers; } m[2][2] = {
+		{ { "toss_1_worker", "1" }, { "toss_2_workers", "2" } },
+		{ { "toss_1_worker_48_files", "1" }, { "toss_2_workers_48_files", "2" } },
 	};
-	char *path[1];
-	struct target t = { "s7", path, 1, bytes, "1", NULL };
+	char *one[1], *many[48];
 
 	if (access(WORKERS, W_OK)) {
 		say("  s7 no %s: skipped\n", WORKERS);
 		return;
 	}
-	paths_for(path, "s7-", 1);
+	paths_for(one, "s7-", 1);
+	paths_for(many, "s7-f", 48);
 	mkcg("s7", "0-2", "1");
-	drop_all();
-	make_file(path[0], bytes);
-	for (int r = 0; r < reps; r++) {
-		cur_rep = r;
-		for (int k = 0; k < 2; k++) {
-			int i = r % 2 ? 1 - k : k;
-			unsigned long a[NODES], b[NODES];
-			double sec;
-			int err;
+	for (int layout = 0; layout < 2; layout++) {
+		char **paths = layout ? many : one;
+		int n = layout ? 48 : 1;
+		struct target t = { "s7", paths, n, bytes, "1", NULL };
 
-			drop_all();
-			populate("s7", path, 1);
-			snap(a);
-			if (a[1] < bytes * 98 / 100)
-				die("scenario 7: only %lu of %lu bytes of cache on node 1", a[1], bytes);
-			putf(WORKERS, "%s", m[i].workers);
-			sec = m_toss(&t, &err);
-			putf(WORKERS, "0");
-			snap(b);
-			sample_drop("7", m[i].name, bytes, sec, a, b, err);
-			say("  s7 %-15s %.3f s, dropped %lu MiB%s\n", m[i].name, sec,
-			    lost(a, b, 1) / MiB, err ? " (error)" : "");
+		drop_all();
+		for (int f = 0; f < n; f++)
+			make_file(paths[f], bytes / n);
+		for (int r = 0; r < reps; r++) {
+			cur_rep = r;
+			for (int k = 0; k < 2; k++) {
+				int i = r % 2 ? 1 - k : k;
+				unsigned long a[NODES], b[NODES];
+				double sec;
+				int err;
+
+				drop_all();
+				populate("s7", paths, n);
+				snap(a);
+				if (a[1] < bytes * 98 / 100)
+					die("scenario 7: only %lu of %lu bytes of cache on node 1",
+					    a[1], bytes);
+				putf(WORKERS, "%s", m[layout][i].workers);
+				sec = m_toss(&t, &err);
+				putf(WORKERS, "0");
+				snap(b);
+				sample_drop("7", m[layout][i].name, bytes, sec, a, b, err);
+				say("  s7 %-24s %.3f s, dropped %lu MiB%s\n", m[layout][i].name,
+				    sec, lost(a, b, 1) / MiB, err ? " (error)" : "");
+			}
 		}
 	}
 	rmcg("s7");
