@@ -536,6 +536,23 @@ static void scenario1(void)
 	rmcg("s1");
 }
 
+/*
+ * One cgroup per node, old<n>, whose tasks' page cache lands on node n, and
+ * a file of @per bytes for each to read: the stale cache of earlier jobs.
+ */
+static void stale_cgroups(char cg[NODES][8], char **paths, unsigned long per)
+{
+	drop_all();
+	for (int n = 0; n < NODES; n++) {
+		char mems[4];
+
+		snprintf(cg[n], sizeof(cg[n]), "old%d", n);
+		snprintf(mems, sizeof(mems), "%d", n);
+		mkcg(cg[n], "0-2", mems);
+		make_file(paths[n], per);
+	}
+}
+
 /* ---- 2: collateral damage ---------------------------------------------- */
 
 static void scenario2(void)
@@ -551,15 +568,7 @@ static void scenario2(void)
 	char *paths[NODES], cg[NODES][8];
 
 	paths_for(paths, "s2-", NODES);
-	drop_all();
-	for (int n = 0; n < NODES; n++) {
-		char mems[4];
-
-		snprintf(cg[n], sizeof(cg[n]), "old%d", n);
-		snprintf(mems, sizeof(mems), "%d", n);
-		mkcg(cg[n], "0-2", mems);
-		make_file(paths[n], per);
-	}
+	stale_cgroups(cg, paths, per);
 	/* The new job owns node 1; the cache there is an earlier job's (old1). */
 	mkcg("job", "1", "1");
 	for (int r = 0; r < reps; r++) {
@@ -943,15 +952,7 @@ static void scenario6(void)
 	char *paths[NODES + 1], cg[NODES][8];
 
 	paths_for(paths, "s6-", NODES + 1);
-	drop_all();
-	for (int n = 0; n < NODES; n++) {
-		char mems[4];
-
-		snprintf(cg[n], sizeof(cg[n]), "old%d", n);
-		snprintf(mems, sizeof(mems), "%d", n);
-		mkcg(cg[n], "0-2", mems);
-		make_file(paths[n], per);
-	}
+	stale_cgroups(cg, paths, per);
 	make_file(paths[NODES], 1 * MiB);
 	mkcg("job", "1", "1");
 	mkcg("tiny", "1", "1");
