@@ -55,6 +55,10 @@
  * reclaim does, so that it costs time in proportion to the subtree's own
  * page cache there.
  *
+ * A whole toss of a node with several CPUs is shared by several walkers,
+ * each taking every n-th stripe of 16 MiB of the node's pfns, so that the
+ * time it takes is the node's memory over all of its CPUs.
+ *
  * No lock is held across the walk: it reschedules every batch and stops on
  * a fatal signal or when its caller says so.  Walkers of the same node can
  * take turns, first come first served (toss_node_lock()), so that
@@ -633,12 +637,11 @@ static void toss_node_range(int nid, unsigned long *start,
 }
 
 /*
- * Workers a whole toss of one node gets, each walking its own chunk of the
- * node's pfns: 0 gives one per CPU of the node that may run them (online,
- * not isolated by isolcpus=, nohz_full= or an isolated cpuset partition);
- * more cannot run at once.  An admin may set fewer, or more for a node
- * without CPUs, whose workers run elsewhere.  A chunk is never smaller
- * than TOSS_CHUNK_MIN pfns: a small node gets one worker.
+ * Workers a whole toss of one node gets: 0 gives one per CPU of the node
+ * that may run them (online, not isolated by isolcpus=, nohz_full= or an
+ * isolated cpuset partition); more cannot run at once.  An admin may set
+ * fewer, or more for a node without CPUs, whose workers run elsewhere.
+ * A small node gets fewer: at least two stripes of TOSS_STRIPE pfns each.
  */
 static unsigned int toss_workers_per_node;
 module_param_named(workers_per_node, toss_workers_per_node, uint, 0644);
@@ -646,14 +649,23 @@ MODULE_PARM_DESC(workers_per_node,
 		 "Workers walking one node's pfns for a whole toss (0: one per usable CPU of the node)");
 
 #define TOSS_MAX_WORKERS	64UL
-#define TOSS_CHUNK_MIN		(SZ_64M >> PAGE_SHIFT)
+
+/*
+ * The workers of a whole toss share a node stripe by stripe, dealt round
+ * robin: a stripe is 16 MiB, aligned, so that no free block and no large
+ * folio of the page cache lies across two of them, and small enough that
+ * the cache of one job, which the allocator placed in one part of the
+ * node, is shared out among all of them.
+ */
+#define TOSS_STRIPE		(SZ_16M >> PAGE_SHIFT)
 
 /**
  * toss_node_workers - how many workers a whole toss of a node gets
  * @nid: the node
  *
  * Context: Any context.
- * Return: 1 to TOSS_MAX_WORKERS; see toss_node_chunk() for their chunks.
+ * Return: 1 to TOSS_MAX_WORKERS: each walks every n-th stripe of the node
+ * (toss_control.worker and toss_control.nr_workers).
  */
 unsigned int toss_node_workers(int nid)
 {
@@ -661,59 +673,25 @@ unsigned int toss_node_workers(int nid)
 	unsigned int n = READ_ONCE(toss_workers_per_node);
 	int cpu;
 
+	BUILD_BUG_ON(TOSS_STRIPE % MAX_ORDER_NR_PAGES);
 	if (!n)
 		for_each_cpu_and(cpu, cpumask_of_node(nid), cpu_online_mask)
 			if (!cpu_is_isolated(cpu) &&
 			    housekeeping_cpu(cpu, HK_TYPE_WQ))
 				n++;
 	toss_node_range(nid, &start, &end);
-	n = min3((unsigned long)n, TOSS_MAX_WORKERS, (end - start) / TOSS_CHUNK_MIN);
+	n = min3((unsigned long)n, TOSS_MAX_WORKERS, (end - start) / (2 * TOSS_STRIPE));
 	return max(n, 1U);
 }
 
-/**
- * toss_node_chunk - the pfns one worker of a whole toss walks
- * @nid: the node
- * @i: the worker, 0 to @n - 1
- * @n: the number of workers, from toss_node_workers()
- * @start_pfn: set to the first pfn of its chunk (0: the node's start)
- * @end_pfn: set to the end of it (0: the node's end)
- *
- * The chunks are equal in size and their bounds are aligned to
- * MAX_ORDER_NR_PAGES: no free block and no large folio of the page cache
- * lies across two of them, so each is seen by exactly one worker, and the
- * workers' lock round trips (the zone lock when they free, the LRU lock in
- * folios_put(), the i_pages lock of a file) happen in separate batches of
- * their own, rarely on the same file at once.  The first and the last
- * chunk are open-ended, so that memory added to the node meanwhile is
- * walked too.
- *
- * Context: Any context.
- */
-void toss_node_chunk(int nid, unsigned int i, unsigned int n,
-		     unsigned long *start_pfn, unsigned long *end_pfn)
+/* One walk of the pfns of node @nid from @pfn to @end_pfn. */
+static int toss_range(int nid, struct toss_control *tc, int pass,
+		      unsigned long pfn, unsigned long end_pfn)
 {
-	unsigned long start, end, size;
-
-	toss_node_range(nid, &start, &end);
-	size = ALIGN(DIV_ROUND_UP(end - start, n), MAX_ORDER_NR_PAGES);
-	start = ALIGN_DOWN(start, MAX_ORDER_NR_PAGES);
-	*start_pfn = i ? start + i * size : 0;
-	*end_pfn = i + 1 < n ? start + (i + 1) * size : 0;
-}
-
-/* One walk of the node, taking the folios of levels up to @pass. */
-static int toss_node_pass(int nid, struct toss_control *tc, int pass)
-{
-	unsigned long pfn, end_pfn;
 	struct toss_batch b = { .mapping = NULL };
 	int i, ret = 0;
 
 	BUILD_BUG_ON(PAGEVEC_SIZE > BITS_PER_LONG);
-	toss_node_range(nid, &pfn, &end_pfn);
-	pfn = max(pfn, tc->start_pfn);
-	if (tc->end_pfn)
-		end_pfn = min(end_pfn, tc->end_pfn);
 	folio_batch_init(&b.locked);
 	folio_batch_init(&b.release);
 	while (pfn < end_pfn && tc->nr_tossed < tc->nr_to_toss) {
@@ -773,6 +751,26 @@ static int toss_node_pass(int nid, struct toss_control *tc, int pass)
 	pfn = min(pfn, end_pfn);
 	for (i = 0; i <= pass; i++)
 		tc->counted_pfn[i] = max(tc->counted_pfn[i], pfn);
+	return ret;
+}
+
+/*
+ * One walk of the node, taking the folios of levels up to @pass: all of
+ * its pfns, or this worker's stripes of them.
+ */
+static int toss_node_pass(int nid, struct toss_control *tc, int pass)
+{
+	unsigned long start, end, pfn, step;
+	int ret = 0;
+
+	toss_node_range(nid, &start, &end);
+	if (tc->nr_workers <= 1)
+		return toss_range(nid, tc, pass, start, end);
+	step = (unsigned long)tc->nr_workers * TOSS_STRIPE;
+	pfn = ALIGN_DOWN(start, TOSS_STRIPE) + tc->worker * TOSS_STRIPE;
+	for (; pfn < end && !ret && tc->nr_tossed < tc->nr_to_toss; pfn += step)
+		ret = toss_range(nid, tc, pass, max(pfn, start),
+				 min(pfn + TOSS_STRIPE, end));
 	return ret;
 }
 

@@ -22,9 +22,9 @@ struct mem_cgroup;
  * @should_stop: if set, called between batches: true ends the toss early
  *	with -ENODEV (the cgroup it was for is going away, say)
  * @stop_data: argument of @should_stop
- * @start_pfn: the walk of the node starts at this pfn (0: at the node's start)
- * @end_pfn: and ends before this one (0: at the node's end); see
- *	toss_node_chunk()
+ * @worker: which of @nr_workers walkers of the node this is, from 0
+ * @nr_workers: walkers sharing a whole toss of the node, each taking every
+ *	@nr_workers-th stripe of its pfns (0 or 1: this one walks it all)
  * @nr_scanned: file folios on the LRU looked at, in pages
  * @nr_tossed: pages dropped from the page cache and freed
  * @nr_dirty: pages skipped because they were dirty
@@ -38,9 +38,9 @@ struct mem_cgroup;
  *	already counted by an earlier walk of the same toss, and are not
  *	counted again
  *
- * The caller sets @cgroup_id, @nr_to_toss and @free_target (and @start_pfn
- * and @end_pfn for a chunk of the node) and zeroes the counters and
- * @counted_pfn; toss_node_cache() adds to them.  A toss that
+ * The caller sets @cgroup_id, @nr_to_toss and @free_target (and @worker
+ * and @nr_workers for a whole toss shared by several workers) and zeroes
+ * the counters and @counted_pfn; toss_node_cache() adds to them.  A toss that
  * walks a node more than once keeps @counted_pfn from one walk to the next,
  * so that each folio is counted once.
  */
@@ -52,8 +52,8 @@ struct toss_control {
 	bool slab;
 	bool (*should_stop)(void *stop_data);
 	void *stop_data;
-	unsigned long start_pfn;
-	unsigned long end_pfn;
+	unsigned int worker;
+	unsigned int nr_workers;
 	unsigned long nr_scanned;
 	unsigned long nr_tossed;
 	unsigned long nr_dirty;
@@ -73,8 +73,6 @@ void toss_node_unlock(int nid);
 void toss_node_wake_all(void);
 int toss_node_cache(int nid, struct toss_control *tc);
 unsigned int toss_node_workers(int nid);
-void toss_node_chunk(int nid, unsigned int i, unsigned int n,
-		     unsigned long *start_pfn, unsigned long *end_pfn);
 unsigned long toss_node_free_pages(int nid);
 
 #endif /* _LINUX_TOSS_CACHE_H */

@@ -369,8 +369,8 @@ int cpuset_toss_stat_show(struct seq_file *sf, void *v)
  * A toss of scope=node runs each node's walk as a work item of an unbound
  * workqueue queued on that node (queue_work_node()), all nodes at once, as
  * the 2005 patch ran one kernel thread per node; a whole toss of a node
- * with several CPUs runs as several work items, one per chunk of the node
- * (toss_split()).  Unbound workers keep off the CPUs of isolated
+ * with several CPUs runs as several work items, each walking its share of
+ * the node's stripes (toss_split()).  Unbound workers keep off the CPUs of isolated
  * partitions and out of isolcpus= and workqueue.unbound_cpus
  * (wq_unbound_cpumask); WQ_SYSFS lets the admin narrow them further.
  * The writer waits for all of them; when it is killed, they stop at their
@@ -393,9 +393,8 @@ struct toss_work {
 	struct work_struct work;
 	struct toss_job *job;
 	int nid;
-	unsigned int chunk;		/* of the node's, for a whole toss */
-	unsigned long start_pfn;	/* the chunk's pfns, 0: open-ended */
-	unsigned long end_pfn;
+	unsigned int worker;		/* of nr_workers on the node */
+	unsigned int nr_workers;
 	int ret;
 	bool locked;			/* holds the node's turn */
 	bool run;			/* walks in this round */
@@ -499,20 +498,20 @@ static void toss_prepare(struct toss_work *tw, unsigned long share,
 	tw->tc.slab = slab;
 	tw->tc.should_stop = toss_should_stop;
 	tw->tc.stop_data = job;
-	tw->tc.start_pfn = tw->start_pfn;
-	tw->tc.end_pfn = tw->end_pfn;
+	tw->tc.worker = tw->worker;
+	tw->tc.nr_workers = tw->nr_workers;
 	tw->run = true;
 }
 
 /*
  * A whole toss of scope=node splits each node among several workers,
- * toss_node_workers() of them, each walking its own chunk of the node's
- * pfns, all under the node's one turn.  A limited toss (an amount or a
- * free= target) walks each node with one worker, coldest first, so that it
- * drops the coldest folios of the node, not of each chunk.
+ * toss_node_workers() of them, each walking every n-th stripe of the
+ * node's pfns, all under the node's one turn.  A limited toss (an amount or
+ * a free= target) walks each node with one worker, coldest first, so that
+ * it drops the coldest folios of the node, not of each worker's share.
  *
  * Without @tw, returns the number of walks @nodes need.  With it, fills at
- * most @max of them and returns how many: a node gets fewer chunks if the
+ * most @max of them and returns how many: a node gets fewer workers if the
  * number of workers grew since @max was counted, and always at least one.
  */
 static int toss_split(const nodemask_t *nodes, const struct toss_request *req,
@@ -532,10 +531,8 @@ static int toss_split(const nodemask_t *nodes, const struct toss_request *req,
 			if (!tw)
 				continue;
 			tw[k].nid = nid;
-			tw[k].chunk = i;
-			if (n > 1)
-				toss_node_chunk(nid, i, n, &tw[k].start_pfn,
-						&tw[k].end_pfn);
+			tw[k].worker = i;
+			tw[k].nr_workers = n;
 		}
 	}
 	return k;
@@ -575,7 +572,7 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 	 * are the writer's own work and do not queue behind others.
 	 */
 	for (i = 0; i < nr && !in_writer; i++) {
-		if (tw[i].chunk)
+		if (tw[i].worker)
 			continue;
 		ret = toss_node_lock(tw[i].nid, toss_should_stop, &job);
 		if (ret)
@@ -614,7 +611,7 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 			}
 			/* Slab once per node, with its first walk. */
 			toss_prepare(&tw[i], share, req, memcg, cs, &job,
-				     req->slab && first && !tw[i].chunk);
+				     req->slab && first && !tw[i].worker);
 		}
 		first = false;
 		ret = toss_round(tw, nr, &job, in_writer);

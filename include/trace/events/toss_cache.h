@@ -17,19 +17,19 @@ TRACE_EVENT(toss_node_begin,
 			     __field(int, nid)
 			     __field(unsigned long, nr_to_toss)
 			     __field(unsigned long, free_target)
-			     __field(unsigned long, start_pfn)
-			     __field(unsigned long, end_pfn)),
+			     __field(unsigned int, worker)
+			     __field(unsigned int, nr_workers)),
 
 	    TP_fast_assign(__entry->cgroup_id = tc->cgroup_id;
 			   __entry->nid = nid;
 			   __entry->nr_to_toss = tc->nr_to_toss;
 			   __entry->free_target = tc->free_target;
-			   __entry->start_pfn = tc->start_pfn;
-			   __entry->end_pfn = tc->end_pfn;),
+			   __entry->worker = tc->worker;
+			   __entry->nr_workers = tc->nr_workers;),
 
-	    TP_printk("cgroup_id=%llu nid=%d nr_to_toss=%lu free_target=%lu start_pfn=%lu end_pfn=%lu",
+	    TP_printk("cgroup_id=%llu nid=%d nr_to_toss=%lu free_target=%lu worker=%u nr_workers=%u",
 		      __entry->cgroup_id, __entry->nid, __entry->nr_to_toss,
-		      __entry->free_target, __entry->start_pfn, __entry->end_pfn)
+		      __entry->free_target, __entry->worker, __entry->nr_workers)
 );
 
 TRACE_EVENT(toss_node_end,

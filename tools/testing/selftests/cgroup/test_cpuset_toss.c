@@ -3223,28 +3223,19 @@ cleanup:
 }
 
 #define WORKERS_PARAM	"/sys/module/toss_cache/parameters/workers_per_node"
-#define NR_CHUNKS	3
+#define NR_WORKERS	3
 
 /* workers_per_node as it was before the tests */
 static char workers_saved[16];
 
-struct chunk {
-	unsigned long start, end;
-};
-
-static int chunk_cmp(const void *a, const void *b)
-{
-	const struct chunk *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /*
- * The walks of node @nid for cgroup @id in @trace: their chunks into @c (at
- * most @max), their nr_scanned and nr_tossed added up.  Returns how many.
+ * The walks of node @nid for cgroup @id in @trace: which worker of how
+ * many each was into @worker and @nr_workers (at most @max), and their
+ * nr_scanned and nr_tossed added up.  Returns how many walks began.
  */
-static int trace_chunks(const char *trace, unsigned long id, int nid,
-			struct chunk *c, int max, long *scanned, long *tossed)
+static int trace_workers(const char *trace, unsigned long id, int nid,
+			 int *worker, int *nr_workers, int max,
+			 long *scanned, long *tossed)
 {
 	char begin[96], end[96];
 	const char *p, *q;
@@ -3254,14 +3245,14 @@ static int trace_chunks(const char *trace, unsigned long id, int nid,
 	snprintf(end, sizeof(end), "toss_node_end: cgroup_id=%lu nid=%d ", id, nid);
 	*scanned = *tossed = 0;
 	for (p = strstr(trace, begin); p; p = strstr(p + 1, begin)) {
-		q = strstr(p, " start_pfn=");
+		q = strstr(p, " worker=");
 		if (!q || n >= max)
 			return -1;
-		c[n].start = strtoul(q + strlen(" start_pfn="), NULL, 10);
-		q = strstr(p, " end_pfn=");
+		worker[n] = atoi(q + strlen(" worker="));
+		q = strstr(p, " nr_workers=");
 		if (!q)
 			return -1;
-		c[n++].end = strtoul(q + strlen(" end_pfn="), NULL, 10);
+		nr_workers[n++] = atoi(q + strlen(" nr_workers="));
 	}
 	for (p = strstr(trace, end); p; p = strstr(p + 1, end)) {
 		q = strstr(p, " nr_scanned=");
@@ -3273,18 +3264,18 @@ static int trace_chunks(const char *trace, unsigned long id, int nid,
 }
 
 /*
- * A whole toss of a node split among workers (workers_per_node): each
- * walks a chunk of the node's pfns of its own, the chunks tile the node
- * (the first open at the node's start, the last at its end, each beginning
- * where the one before ended), and together they drop what one walker
- * drops: all of the node's clean cache and none of its mapped pages, and
- * nothing on other nodes.  Their counts add up to the toss's in .stat.  A
- * toss of an amount walks the node once, coldest first.
+ * A whole toss of a node shared by workers (workers_per_node): the trace
+ * shows one walk per worker, each knowing its place (worker 0, 1 and 2 of
+ * 3, each taking every third stripe of the node), and together they drop
+ * what one walker drops: all of the node's clean cache and none of its
+ * mapped pages, and nothing on other nodes.  Their counts add up to the
+ * toss's in .stat.  A toss of an amount walks the node once, coldest
+ * first, with one worker.
  */
 static int test_toss_workers(const char *root)
 {
 	long npages = FILE_SIZE / page_size, scanned, tossed, pages;
-	struct chunk c[NR_CHUNKS + 1];
+	int worker[NR_WORKERS + 1], nr[NR_WORKERS + 1], seen = 0;
 	int ret = KSFT_FAIL, n, i;
 	char *cg = NULL, *trace = NULL;
 	char old[16] = "";
@@ -3313,20 +3304,16 @@ static int test_toss_workers(const char *root)
 	trace_stop();
 	if (trace_read(trace, TRACE_BUF) < 0)
 		goto cleanup;
-	n = trace_chunks(trace, st.st_ino, 1, c, NR_CHUNKS + 1, &scanned, &tossed);
-	qsort(c, n > 0 ? n : 0, sizeof(*c), chunk_cmp);
-	for (i = 0; i < n; i++)
-		ksft_print_msg("chunk %d: pfns %lu-%lu\n", i, c[i].start, c[i].end);
-	if (n != NR_CHUNKS || c[0].start || c[n - 1].end) {
-		ksft_print_msg("%d walks of node 1, not %d tiling it\n", n, NR_CHUNKS);
-		goto cleanup;
+	n = trace_workers(trace, st.st_ino, 1, worker, nr, NR_WORKERS + 1, &scanned, &tossed);
+	for (i = 0; i < n; i++) {
+		ksft_print_msg("walk %d: worker %d of %d\n", i, worker[i], nr[i]);
+		if (nr[i] == NR_WORKERS && worker[i] >= 0 && worker[i] < NR_WORKERS)
+			seen |= 1 << worker[i];
 	}
-	for (i = 0; i + 1 < n; i++) {
-		if (c[i].end != c[i + 1].start || c[i + 1].start <= c[i].start) {
-			ksft_print_msg("chunk %d ends at %lu, chunk %d begins at %lu\n",
-				       i, c[i].end, i + 1, c[i + 1].start);
-			goto cleanup;
-		}
+	if (n != NR_WORKERS || seen != (1 << NR_WORKERS) - 1) {
+		ksft_print_msg("%d walks of node 1, not workers 0 to %d of %d\n",
+			       n, NR_WORKERS - 1, NR_WORKERS);
+		goto cleanup;
 	}
 	pages = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ") / page_size;
 	ksft_print_msg("tossed %ld pages (trace %ld), scanned %ld; %ld left of the big file\n",
@@ -3344,15 +3331,17 @@ static int test_toss_workers(const char *root)
 	trace_stop();
 	if (trace_read(trace, TRACE_BUF) < 0)
 		goto cleanup;
-	n = trace_chunks(trace, st.st_ino, 1, c, NR_CHUNKS + 1, &scanned, &tossed);
-	if (n < 1 || c[0].start || c[0].end || tossed != 16 * MiB / page_size) {
-		ksft_print_msg("16M: %d walks (the first of pfns %lu-%lu), %ld pages\n",
-			       n, n > 0 ? c[0].start : 0, n > 0 ? c[0].end : 0, tossed);
+	n = trace_workers(trace, st.st_ino, 1, worker, nr, NR_WORKERS + 1, &scanned, &tossed);
+	for (i = 0; i < n; i++) {
+		if (worker[i] || nr[i] != 1) {
+			ksft_print_msg("16M: walk %d is worker %d of %d\n", i, worker[i], nr[i]);
+			goto cleanup;
+		}
+	}
+	if (n < 1 || tossed != 16 * MiB / page_size) {
+		ksft_print_msg("16M: %d walks, %ld pages\n", n, tossed);
 		goto cleanup;
 	}
-	for (i = 1; i < n; i++)
-		if (c[i].start || c[i].end)
-			goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
 	trace_stop();
