@@ -652,12 +652,14 @@ MODULE_PARM_DESC(workers_per_node,
 
 /*
  * The workers of a whole toss share a node stripe by stripe, dealt round
- * robin: a stripe is 16 MiB, aligned, so that no free block and no large
- * folio of the page cache lies across two of them, and small enough that
- * the cache of one job, which the allocator placed in one part of the
- * node, is shared out among all of them.
+ * robin: a stripe is 16 MiB (or the largest buddy block, if that is
+ * larger), aligned, so that no free block and no large folio of the page
+ * cache lies across two of them, and small enough that the cache of one
+ * job, which the allocator placed in one part of the node, is shared out
+ * among all of them.
  */
-#define TOSS_STRIPE		(SZ_16M >> PAGE_SHIFT)
+#define TOSS_STRIPE		max_t(unsigned long, SZ_16M >> PAGE_SHIFT, \
+				      MAX_ORDER_NR_PAGES)
 
 /**
  * toss_node_workers - how many workers a whole toss of a node gets
@@ -673,7 +675,6 @@ unsigned int toss_node_workers(int nid)
 	unsigned int n = READ_ONCE(toss_workers_per_node);
 	int cpu;
 
-	BUILD_BUG_ON(TOSS_STRIPE % MAX_ORDER_NR_PAGES);
 	if (!n)
 		for_each_cpu_and(cpu, cpumask_of_node(nid), cpu_online_mask)
 			if (!cpu_is_isolated(cpu) &&
