@@ -370,8 +370,8 @@ int cpuset_toss_stat_show(struct seq_file *sf, void *v)
  * workqueue queued on that node (queue_work_node()), all nodes at once, as
  * the 2005 patch ran one kernel thread per node; a whole toss of a node
  * with several CPUs runs as several work items, each walking its share of
- * the node's stripes (toss_split()).  Unbound workers keep off the CPUs of isolated
- * partitions and out of isolcpus= and workqueue.unbound_cpus
+ * the node's stripes (toss_split()).  Unbound workers keep off the CPUs
+ * of isolated partitions and out of isolcpus= and workqueue.unbound_cpus
  * (wq_unbound_cpumask); WQ_SYSFS lets the admin narrow them further.
  * The writer waits for all of them; when it is killed, they stop at their
  * next batch.
