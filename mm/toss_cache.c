@@ -681,7 +681,8 @@ unsigned int toss_node_workers(int nid)
 			    housekeeping_cpu(cpu, HK_TYPE_WQ))
 				n++;
 	toss_node_range(nid, &start, &end);
-	n = min3((unsigned long)n, TOSS_MAX_WORKERS, (end - start) / (2 * TOSS_STRIPE));
+	n = min3((unsigned long)n, TOSS_MAX_WORKERS,
+		 (end - start) / (2 * TOSS_STRIPE));
 	return max(n, 1U);
 }
 
