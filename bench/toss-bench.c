@@ -1003,7 +1003,7 @@ static void scenario6(void)
 
 /*
  * Node 1 has two vCPUs (CPUs 1 and 3): one whole toss of its cache with one
- * worker and with two, each chunk of the node walked by its own worker, on
+ * worker and with two, each walking every other stripe of the node, on
  * the same data in every repetition, in alternating order.  The data is
  * one file, whose page cache has one i_pages lock that both workers take,
  * and then 48 files of 32 MiB each.

@@ -18,10 +18,10 @@
 #
 # Topology: nodes 0, 1, 2 with one vCPU and $NODE_MEM each, node 3 with
 # $NODE_MEM and no CPU.  NODE_CPUS="0 1,3 2 -" (the bench's) gives node 1
-# a second vCPU, CPU 3; "-" is a node without CPU.  A fresh sparse XFS disk ($XFS_SIZE) is mounted at
-# /mnt/xfs (XFS has large folios in its page cache).  A fresh sparse ext4
-# scratch disk ($DISK_SIZE) is
-# mounted at /mnt/scratch.  <vmfiles-dir> is copied to /extra.
+# a second vCPU, CPU 3; "-" is a node without CPU.  A fresh sparse XFS
+# disk ($XFS_SIZE) is mounted at /mnt/xfs (XFS has large folios in its
+# page cache).  A fresh sparse ext4 scratch disk ($DISK_SIZE) is mounted at
+# /mnt/scratch.  <vmfiles-dir> is copied to /extra.
 #
 # The exit status is the command's, or 124 on a timeout, or 125 when the
 # kernel console shows a splat (BUG, WARNING, lockdep, Oops, stall, ...),

@@ -3264,6 +3264,23 @@ static int trace_workers(const char *trace, unsigned long id, int nid,
 }
 
 /*
+ * Write @req to @cg's toss file with the trace on, and read its walks of
+ * node 1 (see trace_workers()) out of @trace.  Returns how many, or -1.
+ */
+static int toss_traced(const char *cg, const char *req, char *trace,
+		       unsigned long id, int *worker, int *nr_workers,
+		       long *scanned, long *tossed)
+{
+	if (trace_start() || toss(cg, req))
+		return -1;
+	trace_stop();
+	if (trace_read(trace, TRACE_BUF) < 0)
+		return -1;
+	return trace_workers(trace, id, 1, worker, nr_workers, NR_WORKERS + 1,
+			     scanned, tossed);
+}
+
+/*
  * A whole toss of a node shared by workers (workers_per_node): the trace
  * shows one walk per worker, each knowing its place (worker 0, 1 and 2 of
  * 3, each taking every third stripe of the node), and together they drop
@@ -3297,14 +3314,9 @@ static int test_toss_workers(const char *root)
 		goto cleanup;
 	for (i = 0; i < 600 && resident_on(node_file[1], 1) < npages; i++)
 		usleep(50000);
-	if (resident_on(node_file[1], 1) < npages || trace_start())
+	if (resident_on(node_file[1], 1) < npages)
 		goto cleanup;
-	if (toss(cg, "1"))
-		goto cleanup;
-	trace_stop();
-	if (trace_read(trace, TRACE_BUF) < 0)
-		goto cleanup;
-	n = trace_workers(trace, st.st_ino, 1, worker, nr, NR_WORKERS + 1, &scanned, &tossed);
+	n = toss_traced(cg, "1", trace, st.st_ino, worker, nr, &scanned, &tossed);
 	for (i = 0; i < n; i++) {
 		ksft_print_msg("walk %d: worker %d of %d\n", i, worker[i], nr[i]);
 		if (nr[i] == NR_WORKERS && worker[i] >= 0 && worker[i] < NR_WORKERS)
@@ -3326,12 +3338,9 @@ static int test_toss_workers(const char *root)
 		goto cleanup;
 
 	/* An amount: one walk of the node. */
-	if (fill_big_file(1) || trace_start() || toss(cg, "16M"))
+	if (fill_big_file(1))
 		goto cleanup;
-	trace_stop();
-	if (trace_read(trace, TRACE_BUF) < 0)
-		goto cleanup;
-	n = trace_workers(trace, st.st_ino, 1, worker, nr, NR_WORKERS + 1, &scanned, &tossed);
+	n = toss_traced(cg, "16M", trace, st.st_ino, worker, nr, &scanned, &tossed);
 	for (i = 0; i < n; i++) {
 		if (worker[i] || nr[i] != 1) {
 			ksft_print_msg("16M: walk %d is worker %d of %d\n", i, worker[i], nr[i]);
