@@ -15,8 +15,9 @@
  *   pages, but in 6.12 lru_gen_shrink_node() returns at once when
  *   !may_unmap, so with MGLRU enabled it frees nothing; it also ages the
  *   LRU lists and may write back or swap depending on the scan_control.
- * - Walking the node's LRU lists needs the LRU lock held across isolation
- *   and differs between the classic LRU and MGLRU.
+ * - A node's LRU lists are per memcg: a walk of all of them would cost the
+ *   node's whole LRU, under locks shared with reclaim and faults, and it
+ *   would differ between the classic LRU and MGLRU.
  *
  * A walk of the node's pfns, as mm/damon/paddr.c walks physical ranges,
  * sees every folio of the node exactly once whatever the LRU flavour.  For
@@ -40,30 +41,36 @@
  * reschedule.
  *
  * When only part of the cache is wanted (an amount, or a free memory target
- * for the node), the walk goes by temperature, the LRU's own notion of it:
- * a first pass takes the coldest folios only, and each further pass, only
- * while the toss falls short, also takes those of the next level up.  The
- * levels: old (the inactive list; under MGLRU, the oldest generation) before
- * young (the active list; younger generations), and within each, folios
- * not referenced since they came in before those referenced once, before
- * those referenced more often (under MGLRU: workingset or in a higher
- * tier).  A pass that finds no folio of a higher level is the last.
+ * for the node), the coldest goes first, by the LRU's own notion of
+ * temperature, in two walks of the node at most: a counting walk adds up
+ * the pages that could be tossed at each level of coldness, and a tossing
+ * walk then takes every level below the one where the amount is reached,
+ * and of that level only what is still wanted.  The levels: old (the
+ * inactive list; under MGLRU, the oldest generation) before young (the
+ * active list; younger generations), and within each, folios not
+ * referenced since they came in before those referenced once, before those
+ * referenced more often (under MGLRU: workingset or in a higher tier).
  *
  * A toss limited to a memcg subtree (scope=cgroup, open to unprivileged
- * owners) does not walk the node: it walks the LRU lists of the subtree's
- * memcgs on the node, oldest first, isolating folios a batch at a time as
- * reclaim does, so that it costs time in proportion to the subtree's own
- * page cache there.
+ * owners) does not walk the node: it walks the file LRU lists of the
+ * subtree's memcgs on the node, oldest first, so that it costs time in
+ * proportion to the subtree's own page cache there.  As reclaim does, it
+ * looks at a bounded number of folios per hold of the LRU lock (whatever
+ * it keeps), leaves the folios it keeps where they were (same list, same
+ * generation and tier), and takes from each memcg only what lies above
+ * its memory.min and memory.low protection; a toss of an amount takes from
+ * the memcgs in proportion to their cache on the node.
  *
  * A whole toss of a node with several CPUs is shared by several walkers,
  * each taking every n-th stripe of 16 MiB of the node's pfns, so that the
  * time it takes is the node's memory over all of its CPUs.
  *
  * No lock is held across the walk: it reschedules every batch and stops on
- * a fatal signal or when its caller says so.  Walkers of the same node can
- * take turns, first come first served (toss_node_lock()), so that
- * concurrent writers queue up behind one walk instead of piling up in it;
- * a waiter still honours its stop condition.
+ * any signal, as memory.reclaim does, or when its caller says so.  Walkers
+ * of the same node can take turns, first come first served
+ * (toss_node_turn_queue()), so that concurrent writers queue up behind one
+ * walk instead of piling up in it; a waiter still honours its stop
+ * condition and signals, and does not keep the freezer waiting.
  *
  * Every node's toss is counted in the node's vmstat (toss_cache_scanned,
  * toss_cache_tossed, in pages) and traced (toss_cache:toss_node_begin and
@@ -100,20 +107,19 @@
 /*
  * One walker per node at a time, and the others wait their turn in the
  * order they came: the owner hands the node to the first waiter when it is
- * done.  A waiter sleeps killable, not polling, and gives up its place at
- * once when it is killed or its toss should stop (toss_node_wake_all()
- * makes every waiter look again).
+ * done.  A place in the queue is taken without sleeping
+ * (toss_node_turn_queue()), so that a writer can queue up for all its
+ * nodes at once, in node order, and then wait for each separately, in
+ * whatever context will walk it.  A waiter sleeps interruptible and
+ * freezable, not polling, and gives up its place at once on a signal or
+ * when its toss should stop (toss_node_wake_all() makes every waiter look
+ * again).
  */
 struct toss_node_lock {
 	spinlock_t lock;		/* protects @held and @waiters */
 	bool held;
-	struct list_head waiters;	/* struct toss_waiter, first come first */
-};
-
-struct toss_waiter {
-	struct list_head list;
-	struct task_struct *task;
-	bool granted;
+	struct list_head waiters;	/* struct toss_turn, first come first */
+	wait_queue_head_t wq;		/* the waiters sleep here */
 };
 
 static struct toss_node_lock *toss_node_locks;	/* [nr_node_ids] */
@@ -129,86 +135,116 @@ static int __init toss_cache_init(void)
 	for (nid = 0; nid < nr_node_ids; nid++) {
 		spin_lock_init(&toss_node_locks[nid].lock);
 		INIT_LIST_HEAD(&toss_node_locks[nid].waiters);
+		init_waitqueue_head(&toss_node_locks[nid].wq);
 	}
 	return 0;
 }
 core_initcall(toss_cache_init);
 
-static bool toss_stop(struct toss_control *tc)
+/* 0 to go on, -EINTR on a signal, -ENODEV when the caller says stop. */
+static int toss_stopped(struct toss_control *tc)
 {
-	return fatal_signal_pending(current) ||
-	       (tc->should_stop && tc->should_stop(tc->stop_data));
+	if (signal_pending(current))
+		return -EINTR;
+	if (tc->should_stop && tc->should_stop(tc->stop_data))
+		return -ENODEV;
+	return 0;
 }
 
 /**
- * toss_node_unlock - end a walker's turn on a node
+ * toss_node_turn_end - end a walker's turn on a node
  * @nid: the node
  *
- * Hands the node to the first waiter of toss_node_lock(), if any.
+ * Hands the node to the first waiter of toss_node_turn_queue(), if any.
  *
- * Context: Any context that may take a spinlock.
+ * Context: Process context.
  */
-void toss_node_unlock(int nid)
+void toss_node_turn_end(int nid)
 {
 	struct toss_node_lock *nl = &toss_node_locks[nid];
-	struct toss_waiter *w;
+	struct toss_turn *t;
 
 	spin_lock(&nl->lock);
-	w = list_first_entry_or_null(&nl->waiters, struct toss_waiter, list);
-	if (w) {
-		/* *@w is on the waiter's stack, gone once it sees @granted. */
-		struct task_struct *task = get_task_struct(w->task);
-
-		list_del_init(&w->list);
-		/* Pairs with the smp_load_acquire()s in toss_node_lock(). */
-		smp_store_release(&w->granted, true);
-		wake_up_process(task);
-		put_task_struct(task);
+	t = list_first_entry_or_null(&nl->waiters, struct toss_turn, list);
+	if (t) {
+		list_del_init(&t->list);
+		/* Pairs with the smp_load_acquire()s in toss_node_turn_wait(). */
+		smp_store_release(&t->granted, true);
 	} else {
 		nl->held = false;
 	}
 	spin_unlock(&nl->lock);
+	if (t)
+		wake_up_all(&nl->wq);
 }
 
 /**
- * toss_node_lock - wait for a walker's turn on a node
+ * toss_node_turn_queue - take a place in a node's queue of walkers
  * @nid: the node
+ * @turn: the place, zeroed; it must stay until the turn has been waited
+ *	for with toss_node_turn_wait(), or, if granted at once, ended
+ *
+ * Never sleeps, so that a writer can queue for several nodes at once and
+ * wait for each of them separately, holding none while it waits.
+ *
+ * Context: Process context.
+ * Return: true when the node was free and the turn is taken (@turn->granted
+ * is set); false when @turn waits behind others, or when the node locks
+ * could not be allocated at boot (toss_node_turn_wait() then says so).
+ */
+bool toss_node_turn_queue(int nid, struct toss_turn *turn)
+{
+	struct toss_node_lock *nl;
+
+	INIT_LIST_HEAD(&turn->list);
+	turn->granted = false;
+	if (!toss_node_locks)
+		return false;
+	nl = &toss_node_locks[nid];
+	spin_lock(&nl->lock);
+	if (!nl->held) {
+		nl->held = true;
+		turn->granted = true;
+	} else {
+		list_add_tail(&turn->list, &nl->waiters);
+	}
+	spin_unlock(&nl->lock);
+	return turn->granted;
+}
+
+/**
+ * toss_node_turn_wait - wait for a place of toss_node_turn_queue() to come up
+ * @nid: the node
+ * @turn: the place
  * @stop: if set, called whenever the waiter wakes: true gives up the wait
  * @stop_data: argument of @stop
  *
- * Walkers of one node take turns, first come first served.  The wait is
- * killable and ends as soon as @stop says so; toss_node_wake_all() wakes
- * every waiter to look at @stop again.
+ * The wait is interruptible by any signal and freezable, and ends as soon
+ * as @stop says so; toss_node_wake_all() wakes every waiter to look at
+ * @stop again.  A waiter that gives up leaves the queue, or, if the turn
+ * came meanwhile, passes it on.
  *
  * Context: Process context, may sleep; no locks held.
- * Return: 0 with the node's turn taken, -EINTR on a fatal signal, -ENODEV
- * when @stop ended the wait, -ENOMEM if the locks could not be allocated
- * at boot.
+ * Return: 0 with the node's turn taken, -EINTR on a signal, -ENODEV when
+ * @stop ended the wait, -ENOMEM if the locks could not be allocated at
+ * boot.
  */
-int toss_node_lock(int nid, bool (*stop)(void *stop_data), void *stop_data)
+int toss_node_turn_wait(int nid, struct toss_turn *turn,
+			bool (*stop)(void *stop_data), void *stop_data)
 {
 	struct toss_node_lock *nl;
-	struct toss_waiter w = { .task = current };
+	DEFINE_WAIT(wait);
 	int ret = 0;
 
 	if (!toss_node_locks)
 		return -ENOMEM;
 	nl = &toss_node_locks[nid];
-	spin_lock(&nl->lock);
-	if (!nl->held) {
-		nl->held = true;
-		spin_unlock(&nl->lock);
-		return 0;
-	}
-	list_add_tail(&w.list, &nl->waiters);
-	spin_unlock(&nl->lock);
-
 	for (;;) {
-		set_current_state(TASK_KILLABLE);
-		/* Pairs with the smp_store_release() in toss_node_unlock(). */
-		if (smp_load_acquire(&w.granted))
+		prepare_to_wait(&nl->wq, &wait, TASK_INTERRUPTIBLE | TASK_FREEZABLE);
+		/* Pairs with the smp_store_release() in toss_node_turn_end(). */
+		if (smp_load_acquire(&turn->granted))
 			break;
-		if (fatal_signal_pending(current))
+		if (signal_pending(current))
 			ret = -EINTR;
 		else if (stop && stop(stop_data))
 			ret = -ENODEV;
@@ -216,45 +252,39 @@ int toss_node_lock(int nid, bool (*stop)(void *stop_data), void *stop_data)
 			break;
 		schedule();
 	}
-	__set_current_state(TASK_RUNNING);
+	finish_wait(&nl->wq, &wait);
 	if (!ret)
 		return 0;
 	spin_lock(&nl->lock);
-	/* Pairs with the smp_store_release() in toss_node_unlock(). */
-	if (!smp_load_acquire(&w.granted)) {
-		list_del(&w.list);
+	/* Pairs with the smp_store_release() in toss_node_turn_end(). */
+	if (!smp_load_acquire(&turn->granted)) {
+		list_del(&turn->list);
 		spin_unlock(&nl->lock);
 		return ret;
 	}
 	spin_unlock(&nl->lock);
 	/* Granted while giving up: pass the turn on. */
-	toss_node_unlock(nid);
+	toss_node_turn_end(nid);
 	return ret;
 }
 
 /**
- * toss_node_wake_all - make every waiter of toss_node_lock() look again
+ * toss_node_wake_all - make every waiter of toss_node_turn_wait() look again
  *
  * Called when a reason to stop may have come up for some waiters, such as
- * the removal of the cgroup they toss for.
+ * the removal of the cgroup they toss for, or a writer whose workers wait
+ * for their turns being interrupted.
  *
- * Context: Any context that may take a spinlock.
+ * Context: Process context.
  */
 void toss_node_wake_all(void)
 {
-	struct toss_waiter *w;
 	int nid;
 
 	if (!toss_node_locks)
 		return;
-	for (nid = 0; nid < nr_node_ids; nid++) {
-		struct toss_node_lock *nl = &toss_node_locks[nid];
-
-		spin_lock(&nl->lock);
-		list_for_each_entry(w, &nl->waiters, list)
-			wake_up_process(w->task);
-		spin_unlock(&nl->lock);
-	}
+	for (nid = 0; nid < nr_node_ids; nid++)
+		wake_up_all(&toss_node_locks[nid].wq);
 }
 
 /*
@@ -291,20 +321,30 @@ static int toss_folio_level(struct folio *folio)
 	return young * 3 + refs;
 }
 
+/* Whether this walk counts why pages stay: a whole toss, or a counting walk. */
+static bool toss_counts(const struct toss_control *tc)
+{
+	return tc->count_only || tc->nr_to_toss == ULONG_MAX;
+}
+
 /*
  * Pin the folio at @pfn if it looks like clean, unmapped page cache of node
- * @nid, of a level of coldness up to @pass.  The first checks are made
- * without a reference and are only hints; they are made again under the
- * folio lock, as mapping_evict_folio() makes them.
+ * @nid, of a level of coldness up to @tc->level, and say which level in
+ * *@level.  The first checks are made without a reference and are only
+ * hints; they are made again under the folio lock, as mapping_evict_folio()
+ * makes them.  A counting walk adds the folio to @tc->levels and pins
+ * nothing.  When a pinned folio is left, *@skip says how many pfns after
+ * @pfn it covers (read under the reference, so exact).
  */
 static struct folio *toss_get_folio(struct page *page, unsigned long pfn,
 				    int nid, struct toss_control *tc,
-				    int pass, bool *count)
+				    int *level, unsigned long *skip)
 {
+	bool count = toss_counts(tc);
 	struct folio *folio;
 	long nr;
-	int level;
 
+	*skip = 0;
 	/*
 	 * Hints from the page's own flags, which are safe to read whatever
 	 * the page turns into meanwhile; the folio's are read only once it
@@ -317,35 +357,37 @@ static struct folio *toss_get_folio(struct page *page, unsigned long pfn,
 	folio = page_folio(page);
 	if (!folio_try_get(folio))
 		return NULL;
-	if (unlikely(page_folio(page) != folio || !folio_test_lru(folio) ||
-		     folio_test_anon(folio) || folio_test_swapbacked(folio) ||
+	if (unlikely(page_folio(page) != folio))
+		goto put;
+	nr = folio_nr_pages(folio);
+	*skip = folio_pfn(folio) + nr - 1 - pfn;
+	if (unlikely(!folio_test_lru(folio) || folio_test_anon(folio) ||
+		     folio_test_swapbacked(folio) ||
 		     folio_test_unevictable(folio)))
 		goto put;
-	level = toss_folio_level(folio);
-	if (level > pass) {
-		/* For a later pass. */
-		tc->next_level = min(tc->next_level, level);
+	*level = toss_folio_level(folio);
+	if (*level > tc->level)
 		goto put;
-	}
 
-	/* An earlier walk of this toss may have counted it already. */
-	nr = folio_nr_pages(folio);
-	*count = pfn >= tc->counted_pfn[level];
-	if (*count)
+	if (count)
 		tc->nr_scanned += nr;
 	if (folio_test_dirty(folio)) {
-		if (*count)
+		if (count)
 			tc->nr_dirty += nr;
 		goto put;
 	}
 	if (folio_test_writeback(folio)) {
-		if (*count)
+		if (count)
 			tc->nr_writeback += nr;
 		goto put;
 	}
 	if (folio_mapped(folio)) {
-		if (*count)
+		if (count)
 			tc->nr_mapped += nr;
+		goto put;
+	}
+	if (tc->count_only) {
+		tc->levels[*level] += nr;
 		goto put;
 	}
 	return folio;
@@ -363,28 +405,74 @@ struct toss_batch {
 	struct address_space *mapping;
 	struct folio_batch locked;
 	unsigned long count;	/* bit i: count why folio i stayed */
+	unsigned long cut;	/* bit i: folio i is of the cutoff level */
 	unsigned long pending;	/* pages in @locked */
 	struct folio_batch release;
 	bool isolated;		/* the folios were taken off their LRU list */
+	int gen;		/* of that list, under MGLRU; else -1 */
 };
+
+/*
+ * Back on its LRU list, a folio an LRU walk isolated and keeps, where it
+ * was: under MGLRU in the generation it was taken from (or the oldest, if
+ * that one is gone meanwhile), with its tier, not promoted as
+ * folio_putback_lru() would promote it; at the young end of the list, as
+ * isolate_lru_folios() rotates the folios it cannot take.  Drops our
+ * reference.
+ */
+static void toss_putback(struct folio *folio, int gen)
+{
+#ifdef CONFIG_LRU_GEN
+	struct lru_gen_folio *lrugen;
+	struct lruvec *lruvec;
+	unsigned long seq;
+
+	if (gen < 0)
+		goto putback;
+	lruvec = folio_lruvec_lock_irq(folio);
+	lrugen = &lruvec->lrugen;
+	if (!lrugen->enabled || folio_test_unevictable(folio) ||
+	    !folio_is_file_lru(folio)) {
+		unlock_page_lruvec_irq(lruvec);
+		goto putback;
+	}
+	for (seq = lrugen->min_seq[LRU_GEN_FILE]; seq <= lrugen->max_seq; seq++)
+		if (lru_gen_from_seq(seq) == gen)
+			break;
+	if (seq > lrugen->max_seq)
+		gen = lru_gen_from_seq(lrugen->min_seq[LRU_GEN_FILE]);
+	/* lru_gen_del_folio() set PG_active for the young generations. */
+	set_mask_bits(&folio->flags, LRU_GEN_MASK | BIT(PG_active),
+		      (gen + 1UL) << LRU_GEN_PGOFF);
+	lru_gen_update_size(lruvec, folio, -1, gen);
+	list_add(&folio->lru,
+		 &lrugen->folios[gen][LRU_GEN_FILE][folio_zonenum(folio)]);
+	folio_set_lru(folio);
+	unlock_page_lruvec_irq(lruvec);
+	folio_put(folio);
+	return;
+putback:
+#endif
+	folio_putback_lru(folio);
+}
 
 /*
  * Done with a folio that an LRU walk isolated: back on its LRU list if it
  * stays (dropping our reference), or just off the isolated count if it was
  * tossed (the release batch drops our reference and frees it).
  */
-static void toss_unisolate(struct folio *folio, bool putback)
+static void toss_unisolate(struct folio *folio, bool putback, int gen)
 {
 	node_stat_mod_folio(folio, NR_ISOLATED_FILE, -folio_nr_pages(folio));
 	if (putback)
-		folio_putback_lru(folio);
+		toss_putback(folio, gen);
 }
 
 /* Done with a pinned folio that stays in the page cache. */
 static void toss_keep(struct toss_batch *b, struct folio *folio)
 {
 	if (b->isolated)
-		toss_unisolate(folio, true);
+		toss_unisolate(folio, true, b->gen);
 	else
 		folio_put(folio);
 }
@@ -398,14 +486,12 @@ static struct address_space *toss_lock_folio(struct folio *folio,
 					     struct toss_control *tc,
 					     bool count)
 {
-	struct toss_control dummy = {};	/* counts nobody reads */
 	struct address_space *mapping;
 	long nr = folio_nr_pages(folio);
 
-	if (!count)
-		tc = &dummy;
 	if (!folio_trylock(folio)) {
-		tc->nr_busy += nr;
+		if (count)
+			tc->nr_busy += nr;
 		return NULL;
 	}
 	mapping = folio_mapping(folio);
@@ -414,21 +500,25 @@ static struct address_space *toss_lock_folio(struct folio *folio,
 	    shmem_mapping(mapping) || mapping_unevictable(mapping))
 		goto unlock;
 	if (folio_mapped(folio)) {
-		tc->nr_mapped += nr;
+		if (count)
+			tc->nr_mapped += nr;
 		goto unlock;
 	}
 	if (folio_test_dirty(folio)) {
-		tc->nr_dirty += nr;
+		if (count)
+			tc->nr_dirty += nr;
 		goto unlock;
 	}
 	if (folio_test_writeback(folio)) {
-		tc->nr_writeback += nr;
+		if (count)
+			tc->nr_writeback += nr;
 		goto unlock;
 	}
 	/* Our reference, the page cache's, and one for private data. */
 	if (folio_ref_count(folio) > nr + folio_has_private(folio) + 1 ||
 	    !filemap_release_folio(folio, 0)) {
-		tc->nr_busy += nr;
+		if (count)
+			tc->nr_busy += nr;
 		goto unlock;
 	}
 	return mapping;
@@ -498,7 +588,7 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 			if (b->isolated) {
 				/* Off the LRU: its LRU flags are ours to clear. */
 				folio_clear_active(folio);
-				toss_unisolate(folio, false);
+				toss_unisolate(folio, false, b->gen);
 			}
 			tc->nr_tossed += nr;
 			/* Our reference is the last: the release batch frees it. */
@@ -512,12 +602,16 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 			else
 				tc->nr_busy += nr;
 		}
+		/* What the cutoff level did not give, it may give elsewhere. */
+		if (b->cut & (1UL << i))
+			tc->level_left += nr;
 		folio_unlock(folio);
 		toss_keep(b, folio);
 	}
 	folio_batch_reinit(&b->locked);
 	b->mapping = NULL;
 	b->count = 0;
+	b->cut = 0;
 	b->pending = 0;
 }
 
@@ -527,7 +621,7 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
  * steps over what lies between its folios, stays short.
  */
 static void toss_queue(struct toss_batch *b, struct folio *folio,
-		       struct address_space *mapping, bool count,
+		       struct address_space *mapping, bool count, bool cut,
 		       struct toss_control *tc)
 {
 	if (b->mapping != mapping ||
@@ -537,6 +631,8 @@ static void toss_queue(struct toss_batch *b, struct folio *folio,
 	b->mapping = mapping;
 	if (count)
 		b->count |= 1UL << folio_batch_count(&b->locked);
+	if (cut)
+		b->cut |= 1UL << folio_batch_count(&b->locked);
 	b->pending += folio_nr_pages(folio);
 	if (!folio_batch_add(&b->locked, folio))
 		toss_flush(b, tc);
@@ -547,7 +643,8 @@ static void toss_queue(struct toss_batch *b, struct folio *folio,
  * @nid: the node
  *
  * Pages freed a moment ago may still sit on the per-CPU page lists, which
- * NR_FREE_PAGES does not count: drain them first.
+ * NR_FREE_PAGES does not count: drain them first, on every CPU (so only
+ * for privileged tosses, which ask for a free memory target).
  *
  * Context: Process context, may sleep.
  * Return: the number of free pages in all zones of node @nid.
@@ -566,30 +663,39 @@ unsigned long toss_node_free_pages(int nid)
 /*
  * The walk skips what cannot hold page cache for it, without looking at
  * every pfn: the rest of a free block of the buddy allocator, and the tail
- * pages of a compound page it did not take (an anonymous THP, a hugetlb
- * page, a large folio that stays).  The order is read without a lock or a
- * reference, as compaction reads it, and only trusted when it is sane and
- * @pfn is the head of a naturally aligned block; a block freed or
- * allocated meanwhile was of no use to the toss when it was looked at.
- * Returns the pfns to skip after @pfn.
+ * pages of a compound page it did not pin (an anonymous THP, a hugetlb
+ * page).  The order is read without a lock or a reference, as compaction
+ * reads it, and only trusted when it is sane, @pfn is the head of a
+ * naturally aligned block and, for a compound page, its last page still
+ * belongs to it: the head and its order are two loads, between which the
+ * page may have been freed and its neighbour's flags read as an order.  A
+ * block freed or allocated meanwhile was of no use to the toss when it was
+ * looked at.  (A pinned folio that is left is skipped by its own size, read
+ * under the reference: see toss_get_folio().)  Returns the pfns to skip
+ * after @pfn.
  */
 static unsigned long toss_skip(struct page *page, unsigned long pfn)
 {
 	unsigned long order;
+	struct page *last;
 
-	if (PageBuddy(page)) {
+	if (PageBuddy(page))
 		order = buddy_order_unsafe(page);
-		if (order > MAX_PAGE_ORDER)
-			return 0;
-	} else if (PageHead(page)) {
+	else if (PageHead(page))
 		order = compound_order(page);
-		if (order > MAX_FOLIO_ORDER)
+	else
+		return 0;
+	if (order > MAX_FOLIO_ORDER || !IS_ALIGNED(pfn, 1UL << order))
+		return 0;
+	if (PageHead(page)) {
+		if (order > MAX_PAGE_ORDER && !PageHuge(page))
 			return 0;
-	} else {
+		last = pfn_to_online_page(pfn + (1UL << order) - 1);
+		if (!last || compound_head(last) != page)
+			return 0;
+	} else if (order > MAX_PAGE_ORDER) {
 		return 0;
 	}
-	if (!IS_ALIGNED(pfn, 1UL << order))
-		return 0;
 	return (1UL << order) - 1;
 }
 
@@ -610,14 +716,22 @@ static unsigned long toss_skip_hole(unsigned long pfn)
 #endif
 }
 
-/*
- * The pfns a walk of node @nid covers: those its zones span, but for
- * ZONE_DEVICE, whose memory (persistent memory, device memory) is never
- * page cache that a toss can drop and may be far larger than the node's
- * RAM.
+/**
+ * toss_node_range - the page frames a walk of a node covers
+ * @nid: the node
+ * @start: its first pfn
+ * @end: the pfn after its last
+ *
+ * Those its zones span, but for ZONE_DEVICE, whose memory (persistent
+ * memory, device memory) is never page cache that a toss can drop and may
+ * be far larger than the node's RAM.  A toss reads it once for all the
+ * node's walkers (toss_control.start_pfn, toss_control.end_pfn), so that
+ * their stripes are dealt from one origin even if memory is hot-added
+ * meanwhile.
+ *
+ * Context: Any context; call under get_online_mems() for a stable answer.
  */
-static void toss_node_range(int nid, unsigned long *start,
-			    unsigned long *end)
+void toss_node_range(int nid, unsigned long *start, unsigned long *end)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
 	int i;
@@ -637,16 +751,15 @@ static void toss_node_range(int nid, unsigned long *start,
 }
 
 /*
- * Workers a whole toss of one node gets: 0 gives one per CPU of the node
- * that may run them (online, not isolated by isolcpus=, nohz_full= or an
- * isolated cpuset partition); more cannot run at once.  An admin may set
- * fewer, or more for a node without CPUs, whose workers run elsewhere.
- * A small node gets fewer: at least two stripes of TOSS_STRIPE pfns each.
+ * Workers a toss of one node gets: 0 gives one per CPU that runs them (the
+ * tossing cpuset's own, see cpuset.memory_toss_cache); more cannot run at
+ * once.  An admin may set fewer, or more.  A small node gets fewer: at
+ * least two stripes of TOSS_STRIPE pfns each.
  */
 static unsigned int toss_workers_per_node;
 module_param_named(workers_per_node, toss_workers_per_node, uint, 0644);
 MODULE_PARM_DESC(workers_per_node,
-		 "Workers walking one node's pfns for a whole toss (0: one per usable CPU of the node)");
+		 "Workers walking one node's pfns for a toss (0: one per CPU of the cpuset's that may run them)");
 
 #define TOSS_MAX_WORKERS	64UL
 
@@ -662,24 +775,21 @@ MODULE_PARM_DESC(workers_per_node,
 				      MAX_ORDER_NR_PAGES)
 
 /**
- * toss_node_workers - how many workers a whole toss of a node gets
+ * toss_node_workers - how many workers a toss of a node gets
  * @nid: the node
+ * @cpus: the CPUs that will run them
  *
  * Context: Any context.
  * Return: 1 to TOSS_MAX_WORKERS: each walks every n-th stripe of the node
  * (toss_control.worker and toss_control.nr_workers).
  */
-unsigned int toss_node_workers(int nid)
+unsigned int toss_node_workers(int nid, const struct cpumask *cpus)
 {
 	unsigned long start, end;
 	unsigned int n = READ_ONCE(toss_workers_per_node);
-	int cpu;
 
 	if (!n)
-		for_each_cpu_and(cpu, cpumask_of_node(nid), cpu_online_mask)
-			if (!cpu_is_isolated(cpu) &&
-			    housekeeping_cpu(cpu, HK_TYPE_WQ))
-				n++;
+		n = cpumask_weight(cpus);
 	toss_node_range(nid, &start, &end);
 	n = min3((unsigned long)n, TOSS_MAX_WORKERS,
 		 (end - start) / (2 * TOSS_STRIPE));
@@ -687,11 +797,12 @@ unsigned int toss_node_workers(int nid)
 }
 
 /* One walk of the pfns of node @nid from @pfn to @end_pfn. */
-static int toss_range(int nid, struct toss_control *tc, int pass,
-		      unsigned long pfn, unsigned long end_pfn)
+static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
+		      unsigned long end_pfn)
 {
-	struct toss_batch b = { .mapping = NULL };
-	int i, ret = 0;
+	struct toss_batch b = { .mapping = NULL, .gen = -1 };
+	bool count = toss_counts(tc);
+	int ret = 0;
 
 	BUILD_BUG_ON(PAGEVEC_SIZE > BITS_PER_LONG);
 	folio_batch_init(&b.locked);
@@ -704,25 +815,33 @@ static int toss_range(int nid, struct toss_control *tc, int pass,
 		get_online_mems();
 		for (; pfn < batch_end && !full; pfn++) {
 			struct page *page = pfn_to_online_page(pfn);
+			unsigned long skip, left;
 			struct address_space *mapping;
 			struct folio *folio;
-			bool count;
+			bool cut;
+			long nr;
+			int level;
 
 			if (!page) {
 				pfn += toss_skip_hole(pfn);
 				continue;
 			}
-			folio = toss_get_folio(page, pfn, nid, tc, pass, &count);
+			folio = toss_get_folio(page, pfn, nid, tc, &level, &skip);
 			if (!folio) {
-				pfn += toss_skip(page, pfn);
+				pfn += skip ?: toss_skip(page, pfn);
 				continue;
 			}
 			/* Skip the rest of a large folio. */
-			pfn = folio_pfn(folio) + folio_nr_pages(folio) - 1;
+			nr = folio_nr_pages(folio);
+			pfn += skip;
 			/* A partial toss never drops more than it was asked. */
-			if (folio_nr_pages(folio) >
-			    tc->nr_to_toss - tc->nr_tossed - b.pending) {
-				tc->nr_too_big += folio_nr_pages(folio);
+			left = tc->nr_to_toss - tc->nr_tossed - b.pending;
+			cut = level == tc->level && tc->level_left != ULONG_MAX;
+			if (cut)
+				left = min(left, tc->level_left);
+			if (nr > left) {
+				if (left)
+					tc->nr_too_big += nr;
 				folio_put(folio);
 				continue;
 			}
@@ -731,7 +850,9 @@ static int toss_range(int nid, struct toss_control *tc, int pass,
 				folio_put(folio);
 				continue;
 			}
-			toss_queue(&b, folio, mapping, count, tc);
+			if (cut)
+				tc->level_left -= nr;
+			toss_queue(&b, folio, mapping, count, cut, tc);
 			full = tc->nr_tossed + b.pending >= tc->nr_to_toss;
 		}
 		/* No folio stays locked across a reschedule. */
@@ -739,39 +860,34 @@ static int toss_range(int nid, struct toss_control *tc, int pass,
 		put_online_mems();
 		if (folio_batch_count(&b.release))
 			folios_put(&b.release);
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
+		ret = toss_stopped(tc);
+		if (ret)
 			break;
-		}
-		if (tc->should_stop && tc->should_stop(tc->stop_data)) {
-			ret = -ENODEV;
-			break;
-		}
 		cond_resched();
 	}
-	/* What this walk looked at is counted: later walks skip it. */
-	pfn = min(pfn, end_pfn);
-	for (i = 0; i <= pass; i++)
-		tc->counted_pfn[i] = max(tc->counted_pfn[i], pfn);
 	return ret;
 }
 
 /*
- * One walk of the node, taking the folios of levels up to @pass: all of
- * its pfns, or this worker's stripes of them.
+ * One walk of the node: all of its pfns, or this worker's stripes of
+ * them.  A counting walk tosses nothing and adds up in @tc->levels what
+ * could be tossed; a tossing walk takes the folios of the levels up to
+ * @tc->level, with the budgets the counting walk gave.
  */
-static int toss_node_pass(int nid, struct toss_control *tc, int pass)
+static int toss_node_pass(int nid, struct toss_control *tc)
 {
-	unsigned long start, end, pfn, step;
+	unsigned long start = tc->start_pfn, end = tc->end_pfn, pfn, step;
 	int ret = 0;
 
-	toss_node_range(nid, &start, &end);
+	if (start >= end)
+		toss_node_range(nid, &start, &end);
+	tc->nr_walks++;
 	if (tc->nr_workers <= 1)
-		return toss_range(nid, tc, pass, start, end);
+		return toss_range(nid, tc, start, end);
 	step = (unsigned long)tc->nr_workers * TOSS_STRIPE;
 	pfn = ALIGN_DOWN(start, TOSS_STRIPE) + tc->worker * TOSS_STRIPE;
 	for (; pfn < end && !ret && tc->nr_tossed < tc->nr_to_toss; pfn += step)
-		ret = toss_range(nid, tc, pass, max(pfn, start),
+		ret = toss_range(nid, tc, max(pfn, start),
 				 min(pfn + TOSS_STRIPE, end));
 	return ret;
 }
@@ -794,11 +910,14 @@ static int toss_node_slab(int nid, struct toss_control *tc)
 		freed = 0;
 		memcg = mem_cgroup_iter(tc->memcg, NULL, NULL);
 		do {
+			int ret;
+
 			freed += shrink_slab_super(GFP_KERNEL, nid, memcg);
-			if (toss_stop(tc)) {
+			ret = toss_stopped(tc);
+			if (ret) {
 				mem_cgroup_iter_break(tc->memcg, memcg);
 				tc->nr_slab += freed;
-				return fatal_signal_pending(current) ? -EINTR : -ENODEV;
+				return ret;
 			}
 			cond_resched();
 		} while ((memcg = mem_cgroup_iter(tc->memcg, memcg, NULL)));
@@ -807,62 +926,110 @@ static int toss_node_slab(int nid, struct toss_control *tc)
 	return 0;
 }
 
-/* Folios taken off an LRU list at a time, under one hold of its lock. */
-#define TOSS_ISOLATE	32
+/*
+ * Folios looked at under one hold of an LRU lock, whatever becomes of
+ * them, as MGLRU's scan_folios() bounds its holds: interrupts are off.
+ */
+#define TOSS_SCAN_BATCH	64
+
+/* One walk of one LRU list of file folios, from its oldest end. */
+struct toss_scan {
+	struct lruvec *lruvec;
+	struct list_head *src;
+	int gen;			/* MGLRU generation of @src, or -1 */
+	unsigned long left;		/* pages of @src still to look at */
+	struct folio *first_kept;	/* the first folio this walk rotated */
+	bool count;			/* count why folios stay */
+};
 
 /*
- * Take up to TOSS_ISOLATE folios off the tail of @src (its oldest end),
- * as isolate_lru_folios() does, onto @dst, looking at no more than *@left
- * pages of it.  Mapped folios stay where they are, rotated to the head.
+ * Take the folios that may go off the tail of the list onto @dst, looking
+ * at TOSS_SCAN_BATCH folios at most under the lock.  Those that must stay
+ * (mapped, dirty, under writeback, locked) are rotated to the young end of
+ * the same list, as isolate_lru_folios() rotates what it cannot take:
+ * their generation, tier and flags stay as they were.  Under MGLRU, a
+ * folio promoted lazily (its generation is younger than its list's) goes
+ * to its own generation's list, as sort_folio() moves it, to be walked
+ * with that list.  The walk of the list ends when it comes back to the
+ * first folio it rotated, or has looked at as many pages as it held.
+ * Returns the folios looked at.
  */
-static void toss_isolate(struct lruvec *lruvec, struct list_head *src,
-			 struct list_head *dst, unsigned long *left,
-			 struct toss_control *tc, bool count)
+static unsigned int toss_isolate(struct toss_scan *s, struct list_head *dst,
+				 struct toss_control *tc)
 {
+	struct lruvec *lruvec = s->lruvec;
 	unsigned long isolated = 0;
-	int n = 0;
+	unsigned int looked = 0;
 
 	spin_lock_irq(&lruvec->lru_lock);
-	while (n < TOSS_ISOLATE && *left && !list_empty(src)) {
-		struct folio *folio = lru_to_folio(src);
+	while (looked < TOSS_SCAN_BATCH && s->left && !list_empty(s->src)) {
+		struct folio *folio = lru_to_folio(s->src);
 		long nr = folio_nr_pages(folio);
+		unsigned long *why = NULL;
 
-		*left -= min_t(unsigned long, *left, nr);
-		if (count)
+		if (folio == s->first_kept) {
+			s->left = 0;
+			break;
+		}
+		looked++;
+#ifdef CONFIG_LRU_GEN
+		if (s->gen >= 0) {
+			int gen = folio_lru_gen(folio);
+
+			if (gen >= 0 && gen != s->gen) {
+				list_move(&folio->lru,
+					  &lruvec->lrugen.folios[gen][LRU_GEN_FILE]
+								[folio_zonenum(folio)]);
+				continue;
+			}
+		}
+#endif
+		s->left -= min_t(unsigned long, s->left, nr);
+		if (s->count)
 			tc->nr_scanned += nr;
-		if (folio_mapped(folio)) {
-			if (count)
-				tc->nr_mapped += nr;
-			list_move(&folio->lru, src);
+		if (folio_mapped(folio))
+			why = &tc->nr_mapped;
+		else if (folio_test_dirty(folio))
+			why = &tc->nr_dirty;
+		else if (folio_test_writeback(folio))
+			why = &tc->nr_writeback;
+		else if (folio_test_locked(folio))
+			why = &tc->nr_busy;
+		if (why) {
+			if (s->count)
+				*why += nr;
+			if (!s->first_kept)
+				s->first_kept = folio;
+			list_move(&folio->lru, s->src);
 			continue;
 		}
 		/* As isolate_lru_folios(): a reference, then the LRU flag. */
 		if (!folio_try_get(folio)) {
-			list_move(&folio->lru, src);
+			list_move(&folio->lru, s->src);
 			continue;
 		}
 		if (!folio_test_clear_lru(folio)) {
 			folio_put(folio);
-			list_move(&folio->lru, src);
+			list_move(&folio->lru, s->src);
 			continue;
 		}
 		lruvec_del_folio(lruvec, folio);
 		list_add_tail(&folio->lru, dst);
 		isolated += nr;
-		n++;
 	}
 	__mod_node_page_state(lruvec_pgdat(lruvec), NR_ISOLATED_FILE, isolated);
 	spin_unlock_irq(&lruvec->lru_lock);
+	return looked;
 }
 
 /*
- * Toss what an LRU walk isolated, oldest first, and put the rest back.
- * Returns true when the toss has what it wanted.
+ * Toss what an LRU walk isolated, oldest first, and put the rest back
+ * where it was.  Returns true when the toss has what it wanted.
  */
-static bool toss_isolated(struct list_head *list, struct toss_control *tc,
-			  bool count)
+static bool toss_isolated(struct list_head *list, struct toss_scan *s,
+			  struct toss_control *tc)
 {
-	struct toss_batch b = { .isolated = true };
+	struct toss_batch b = { .isolated = true, .gen = s->gen };
 	struct folio *folio, *next;
 	bool done = false;
 
@@ -873,26 +1040,19 @@ static bool toss_isolated(struct list_head *list, struct toss_control *tc,
 
 		list_del(&folio->lru);
 		if (done) {
-			toss_unisolate(folio, true);
+			toss_unisolate(folio, true, s->gen);
 			continue;
 		}
 		if (folio_nr_pages(folio) >
-		    tc->nr_to_toss - tc->nr_tossed - b.pending) {
+		    tc->nr_to_toss - tc->nr_tossed - b.pending)
 			tc->nr_too_big += folio_nr_pages(folio);
-		} else if (folio_test_dirty(folio)) {
-			if (count)
-				tc->nr_dirty += folio_nr_pages(folio);
-		} else if (folio_test_writeback(folio)) {
-			if (count)
-				tc->nr_writeback += folio_nr_pages(folio);
-		} else {
-			mapping = toss_lock_folio(folio, tc, count);
-		}
+		else
+			mapping = toss_lock_folio(folio, tc, s->count);
 		if (!mapping) {
-			toss_unisolate(folio, true);
+			toss_unisolate(folio, true, s->gen);
 			continue;
 		}
-		toss_queue(&b, folio, mapping, count, tc);
+		toss_queue(&b, folio, mapping, s->count, false, tc);
 		done = tc->nr_tossed + b.pending >= tc->nr_to_toss;
 	}
 	toss_flush(&b, tc);
@@ -903,28 +1063,39 @@ static bool toss_isolated(struct list_head *list, struct toss_control *tc,
 
 /*
  * Walk one LRU list of file folios from its oldest end, looking at as many
- * pages as it held when the walk began: what is put back goes to the
- * other end, and is not looked at again.
+ * pages as it holds (@size), one bounded hold of its lock at a time.
  */
 static int toss_lru_list(struct lruvec *lruvec, struct list_head *src,
-			 unsigned long size, struct toss_control *tc, bool count)
+			 int gen, unsigned long size, struct toss_control *tc,
+			 bool count)
 {
+	struct toss_scan s = {
+		.lruvec = lruvec, .src = src, .gen = gen, .left = size,
+		.count = count,
+	};
 	LIST_HEAD(isolated);
+	int ret;
 
-	while (size) {
-		toss_isolate(lruvec, src, &isolated, &size, tc, count);
-		if (list_empty(&isolated))
-			break;
-		if (toss_isolated(&isolated, tc, count))
+	while (s.left) {
+		unsigned int looked = toss_isolate(&s, &isolated, tc);
+
+		if (!list_empty(&isolated) && toss_isolated(&isolated, &s, tc))
 			return 0;
-		if (toss_stop(tc))
-			return fatal_signal_pending(current) ? -EINTR : -ENODEV;
+		if (!looked)
+			return 0;
+		ret = toss_stopped(tc);
+		if (ret)
+			return ret;
 		cond_resched();
 	}
 	return 0;
 }
 
-/* Pages on a memcg's classic LRU list @lru of one node. */
+/*
+ * Pages on a memcg's classic LRU list @lru of one node: exact, kept under
+ * the LRU lock by update_lru_size() (memcg is enabled: see
+ * toss_node_memcg()).
+ */
 static unsigned long toss_lru_size(struct lruvec *lruvec, enum lru_list lru)
 {
 	unsigned long size = 0;
@@ -935,40 +1106,74 @@ static unsigned long toss_lru_size(struct lruvec *lruvec, enum lru_list lru)
 	return size;
 }
 
+#ifdef CONFIG_LRU_GEN
+/*
+ * Pages of one MGLRU generation's file list of one zone.  The counter is
+ * eventually consistent and may be transiently negative (mmzone.h): read
+ * as 0 then, as vmscan reads it.  Lists are sorted lazily, so a list may
+ * hold a little more than its counter says: the walk gets
+ * TOSS_SCAN_BATCH pages of slack, and ends earlier when it has seen the
+ * whole list.
+ */
+static unsigned long toss_gen_size(struct lruvec *lruvec, int gen, int zone)
+{
+	return max(READ_ONCE(lruvec->lrugen.nr_pages[gen][LRU_GEN_FILE][zone]),
+		   0L);
+}
+#endif
+
+/* File pages on a memcg's LRU lists of one node, read without the lock. */
+static unsigned long toss_lruvec_pages(struct lruvec *lruvec)
+{
+	unsigned long size = toss_lru_size(lruvec, LRU_INACTIVE_FILE) +
+			     toss_lru_size(lruvec, LRU_ACTIVE_FILE);
+#ifdef CONFIG_LRU_GEN
+	int gen, zone;
+
+	for (gen = 0; gen < MAX_NR_GENS; gen++)
+		for (zone = 0; zone < MAX_NR_ZONES; zone++)
+			size += toss_gen_size(lruvec, gen, zone);
+#endif
+	return size;
+}
+
 /* The file folios of one memcg on one node, oldest first. */
 static int toss_lruvec(struct lruvec *lruvec, struct toss_control *tc,
 		       bool count)
 {
-	int ret = 0, zone;
+	enum lru_list lru;
+	int ret = 0;
 #ifdef CONFIG_LRU_GEN
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
-	unsigned long seq, min_seq, max_seq;
+	unsigned long seq;
+	int zone;
 
-	spin_lock_irq(&lruvec->lru_lock);
-	min_seq = lrugen->min_seq[LRU_GEN_FILE];
-	max_seq = lrugen->max_seq;
-	spin_unlock_irq(&lruvec->lru_lock);
-	for (seq = min_seq; seq <= max_seq && !ret; seq++) {
+	/* Generations added while the walk goes are walked too. */
+	for (seq = READ_ONCE(lrugen->min_seq[LRU_GEN_FILE]);
+	     seq <= READ_ONCE(lrugen->max_seq) && !ret; seq++) {
 		int gen = lru_gen_from_seq(seq);
 
 		for (zone = 0; zone < MAX_NR_ZONES && !ret; zone++) {
-			unsigned long size =
-				READ_ONCE(lrugen->nr_pages[gen][LRU_GEN_FILE][zone]);
+			unsigned long size = toss_gen_size(lruvec, gen, zone);
 
-			if (size > 0)
-				ret = toss_lru_list(lruvec,
-						    &lrugen->folios[gen][LRU_GEN_FILE][zone],
-						    size, tc, count);
+			if (!size && list_empty(&lrugen->folios[gen][LRU_GEN_FILE][zone]))
+				continue;
+			ret = toss_lru_list(lruvec,
+					    &lrugen->folios[gen][LRU_GEN_FILE][zone],
+					    gen, size + TOSS_SCAN_BATCH, tc, count);
 			if (tc->nr_tossed >= tc->nr_to_toss)
 				return ret;
 		}
 	}
 #endif
 	/* The classic lists: empty under MGLRU, but while it is switched. */
-	for (zone = LRU_INACTIVE_FILE; zone <= LRU_ACTIVE_FILE && !ret; zone++) {
-		ret = toss_lru_list(lruvec, &lruvec->lists[zone],
-				    toss_lru_size(lruvec, zone),
-				    tc, count);
+	for (lru = LRU_INACTIVE_FILE; lru <= LRU_ACTIVE_FILE && !ret; lru++) {
+		unsigned long size = toss_lru_size(lruvec, lru);
+
+		if (!size)
+			continue;
+		ret = toss_lru_list(lruvec, &lruvec->lists[lru], -1, size, tc,
+				    count);
 		if (tc->nr_tossed >= tc->nr_to_toss)
 			break;
 	}
@@ -976,80 +1181,125 @@ static int toss_lruvec(struct lruvec *lruvec, struct toss_control *tc,
 }
 
 /*
- * A toss limited to @tc->memcg's subtree walks the LRU lists of its memcgs
- * on the node, skipping those that memory.min or memory.low protect
- * against it, as reclaim from it would: the cost is in proportion to the
- * subtree's own page cache on the node, not to the node's size.  It is
- * run by the writer itself.  Each memcg's lists are walked oldest first.
- * Only the first walk of a node in a toss counts what it keeps (later
- * walks would see the same folios again).
+ * Pages @memcg may give to a toss for @target: what its usage exceeds its
+ * effective protection against @target, memory.min, and memory.low unless
+ * @ignore_low (as reclaim, which computes the same effective values).
+ * Sets *@low_held when memory.low held back some of it.
  */
-static int toss_node_memcg(int nid, struct toss_control *tc)
+static unsigned long toss_memcg_avail(struct mem_cgroup *target,
+				      struct mem_cgroup *memcg, bool ignore_low,
+				      bool *low_held)
 {
+	unsigned long min, low, usage;
+
+	mem_cgroup_calculate_protection(target, memcg);
+	mem_cgroup_protection(target, memcg, &min, &low);
+	if (!min && !low)
+		return ULONG_MAX;
+	usage = page_counter_read(&memcg->memory);
+	if (!ignore_low && low > min) {
+		if (usage > min)
+			*low_held = true;
+		min = low;
+	}
+	return usage > min ? usage - min : 0;
+}
+
+/*
+ * One walk of the LRU lists of @tc->memcg's subtree on node @nid, memcg by
+ * memcg in pre-order, each oldest first and giving no more than
+ * toss_memcg_avail() allows.  With @total (the pages all of them could
+ * give, for a toss of part of it), each gives its share of what is still
+ * wanted in proportion to what it could give.
+ */
+static int toss_memcgs(int nid, struct toss_control *tc, bool ignore_low,
+		       unsigned long total, bool *low_held)
+{
+	unsigned long want = tc->nr_to_toss - tc->nr_tossed;
+	unsigned long to_toss = tc->nr_to_toss;
+	bool count = !tc->counted;
 	struct mem_cgroup *memcg;
-	bool count = tc->counted_pfn[0] != ULONG_MAX;
 	int ret = 0;
 
 	memcg = mem_cgroup_iter(tc->memcg, NULL, NULL);
 	do {
-		if (memcg != tc->memcg) {
-			mem_cgroup_calculate_protection(tc->memcg, memcg);
-			if (mem_cgroup_below_min(tc->memcg, memcg) ||
-			    mem_cgroup_below_low(tc->memcg, memcg))
-				continue;
-		}
-		ret = toss_lruvec(mem_cgroup_lruvec(memcg, NODE_DATA(nid)), tc,
-				  count);
-		if (ret || tc->nr_tossed >= tc->nr_to_toss) {
-			mem_cgroup_iter_break(tc->memcg, memcg);
+		struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
+		unsigned long size, cap;
+
+		cond_resched();
+		ret = toss_stopped(tc);
+		if (ret)
 			break;
-		}
+		/* Every memcg's, in pre-order: its children's derive from it. */
+		cap = toss_memcg_avail(tc->memcg, memcg, ignore_low, low_held);
+		/* An empty lruvec costs no lock. */
+		size = toss_lruvec_pages(lruvec);
+		cap = min(size, cap);
+		if (total)
+			cap = min(cap, mult_frac(want, cap, total) + 1);
+		if (!cap)
+			continue;
+		tc->nr_to_toss = min(to_toss, tc->nr_tossed + cap);
+		ret = toss_lruvec(lruvec, tc, count);
+		tc->nr_to_toss = to_toss;
+		if (ret || tc->nr_tossed >= tc->nr_to_toss)
+			break;
 	} while ((memcg = mem_cgroup_iter(tc->memcg, memcg, NULL)));
-	tc->counted_pfn[0] = ULONG_MAX;
+	if (memcg)
+		mem_cgroup_iter_break(tc->memcg, memcg);
+	tc->counted = true;	/* what a later walk sees was counted */
 	return ret;
+}
+
+/* What the memcgs of @tc->memcg's subtree could give on node @nid. */
+static unsigned long toss_memcgs_avail(int nid, struct toss_control *tc)
+{
+	struct mem_cgroup *memcg;
+	unsigned long total = 0;
+	bool low_held = false;
+
+	memcg = mem_cgroup_iter(tc->memcg, NULL, NULL);
+	do {
+		unsigned long avail;
+
+		avail = toss_memcg_avail(tc->memcg, memcg, false, &low_held);
+		total += min(avail, toss_lruvec_pages(mem_cgroup_lruvec(memcg,
+							NODE_DATA(nid))));
+	} while ((memcg = mem_cgroup_iter(tc->memcg, memcg, NULL)));
+	return total;
 }
 
 /*
- * Up to @tc->nr_to_toss pages in all: everything in one walk, or coldest
- * first, a walk per level that has folios, while the toss falls short.
+ * A toss limited to @tc->memcg's subtree walks the LRU lists of its memcgs
+ * on the node: the cost is in proportion to the subtree's own page cache
+ * on the node, not to the node's size.  It is run by the writer itself.
+ * A whole toss takes from every memcg what lies above its protection; a
+ * toss of part of it first takes from each memcg in proportion to what it
+ * could give, then, if that fell short (kept folios), from any of them in
+ * order.  memory.low is set aside, as reclaim sets it aside, only when
+ * nothing else could give.  Only the first walk of a memcg counts what it
+ * keeps.
  */
-static int toss_node_passes(int nid, struct toss_control *tc)
+static int toss_node_memcg(int nid, struct toss_control *tc)
 {
-	int level = 0, ret;
+	unsigned long before = tc->nr_tossed, total;
+	bool low_held = false;
+	int ret;
 
-	if (tc->memcg)
-		return toss_node_memcg(nid, tc);
-	if (tc->nr_to_toss == ULONG_MAX)
-		return toss_node_pass(nid, tc, TOSS_LEVELS - 1);
-	do {
-		tc->next_level = TOSS_LEVELS;
-		ret = toss_node_pass(nid, tc, level);
-		level = tc->next_level;
-	} while (!ret && tc->nr_tossed < tc->nr_to_toss && level < TOSS_LEVELS);
-	return ret;
-}
-
-/* The toss proper: see toss_node_cache(). */
-static int __toss_node_cache(int nid, struct toss_control *tc)
-{
-	unsigned long cap = tc->nr_to_toss, free, before;
-	int ret, tries = 0;
-
-	if (!tc->free_target)
-		return toss_node_passes(nid, tc);
-	/*
-	 * A free memory target becomes the number of pages the node lacks.
-	 * Others allocate meanwhile: look again after each toss, a few times.
-	 */
-	do {
-		free = toss_node_free_pages(nid);
-		if (free >= tc->free_target)
-			return 0;
-		before = tc->nr_tossed;
-		tc->nr_to_toss = min(cap - before, tc->free_target - free) + before;
-		ret = toss_node_passes(nid, tc);
-	} while (!ret && tc->nr_tossed > before && tc->nr_tossed < cap &&
-		 ++tries < 4);
+	if (mem_cgroup_disabled())
+		return -EOPNOTSUPP;
+	if (tc->nr_to_toss == ULONG_MAX) {
+		ret = toss_memcgs(nid, tc, false, 0, &low_held);
+		if (!ret && tc->nr_tossed == before && low_held)
+			ret = toss_memcgs(nid, tc, true, 0, &low_held);
+		return ret;
+	}
+	total = toss_memcgs_avail(nid, tc);
+	ret = toss_memcgs(nid, tc, false, total, &low_held);
+	if (!ret && tc->nr_tossed < tc->nr_to_toss && total)
+		ret = toss_memcgs(nid, tc, false, 0, &low_held);
+	if (!ret && tc->nr_tossed < tc->nr_to_toss && low_held)
+		ret = toss_memcgs(nid, tc, true, 0, &low_held);
 	return ret;
 }
 
@@ -1059,34 +1309,42 @@ static int __toss_node_cache(int nid, struct toss_control *tc)
  * @tc: how much to drop and where the counts go
  *
  * Drops up to @tc->nr_to_toss pages of clean, unmapped page cache whose
- * memory is on node @nid, and, when @tc->free_target is set, no more than
- * the node lacks to have that many pages free when the toss starts;
- * coldest first when the amount or the free target limits the toss.  Dirty,
- * writeback, mapped, shmem/tmpfs, anonymous and unevictable memory is never
- * touched, nor is memory on any other node.  The caller should have drained
- * the per-CPU LRU caches with lru_add_drain_all() first.
+ * memory is on node @nid, coldest first when the amount limits the toss:
+ * of the page frames this walker covers, those of levels below @tc->level,
+ * and of @tc->level up to @tc->level_left pages (a counting walk,
+ * @tc->count_only, tosses nothing and fills in @tc->levels).  With
+ * @tc->memcg, the subtree's LRU lists are walked instead.  Dirty,
+ * writeback, mapped, shmem/tmpfs, anonymous and unevictable memory is
+ * never touched, nor is memory on any other node.  The caller should have
+ * drained the per-CPU LRU caches where they may hold what it wants to
+ * toss.
  *
- * The walk stops early, between two batches of pfns, on a fatal signal of
- * the task that runs it (a process tossing in its own context) or when
- * @tc->should_stop says so (how a kernel worker, which gets no signals,
- * learns that the writer it works for was killed or its cgroup removed).
+ * The walk stops early, between two batches, on a signal to the task that
+ * runs it (a process tossing in its own context) or when @tc->should_stop
+ * says so (how a kernel worker, which gets no signals, learns that the
+ * writer it works for was interrupted or its cgroup removed).
  *
  * Context: Process context, may sleep; no locks held.  A caller that must
- * not pile up with other walkers of the node holds toss_node_lock().
- * Return: 0, -EINTR if a fatal signal cut the walk short, or -ENODEV if
- * @tc->should_stop did.  What was tossed so far is in @tc either way.
+ * not pile up with other walkers of the node holds the node's turn
+ * (toss_node_turn_queue()).
+ * Return: 0, -EINTR if a signal cut the walk short, -ENODEV if
+ * @tc->should_stop did, or -EOPNOTSUPP for @tc->memcg when the memory
+ * controller is disabled.  What was tossed so far is in @tc either way.
  */
 int toss_node_cache(int nid, struct toss_control *tc)
 {
 	unsigned long scanned = tc->nr_scanned, tossed = tc->nr_tossed;
 	u64 start;
-	int ret;
+	int ret = 0;
 
 	if (!node_state(nid, N_MEMORY))
 		return 0;
 	trace_toss_node_begin(tc, nid);
 	start = ktime_get_ns();
-	ret = __toss_node_cache(nid, tc);
+	if (tc->memcg)
+		ret = toss_node_memcg(nid, tc);
+	else if (tc->nr_to_toss)
+		ret = toss_node_pass(nid, tc);
 	if (!ret && tc->slab)
 		ret = toss_node_slab(nid, tc);
 	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_SCANNED,

@@ -62,8 +62,10 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
+#include <linux/kthread.h>
+#include <linux/sched/isolation.h>
+#include <linux/memory_hotplug.h>
 #include <linux/toss_cache.h>
-#include <linux/workqueue.h>
 
 #include "cpuset-internal.h"
 
@@ -94,8 +96,6 @@ struct cpuset_toss_stat {
 	u64 last_duration_ns;
 	struct pid *last_pid;
 	int last_error;
-	/* The log lines of this cpuset's tosses: others' are not held up. */
-	struct ratelimit_state rs;
 	u64 tossed[];			/* per node id */
 };
 
@@ -254,6 +254,12 @@ static int toss_parse(char *buf, struct toss_request *req)
 			return -EINVAL;
 		}
 	}
+	/*
+	 * A free memory target is the node's, not the cgroup's, and checking
+	 * it drains every CPU's free page lists: not for scope=cgroup.
+	 */
+	if (req->scope_cgroup && req->free_pages)
+		return -EINVAL;
 	return 0;
 }
 
@@ -275,10 +281,6 @@ int cpuset_toss_alloc(struct cpuset *cs)
 	if (!st)
 		return -ENOMEM;
 	spin_lock_init(&st->lock);
-	/* drop_caches' pace; the suppressed lines are counted in the next. */
-	ratelimit_state_init(&st->rs, DEFAULT_RATELIMIT_INTERVAL,
-			     DEFAULT_RATELIMIT_BURST);
-	ratelimit_set_flags(&st->rs, RATELIMIT_MSG_ON_RELEASE);
 	cs->toss_stat = st;
 	return 0;
 }
@@ -366,103 +368,268 @@ int cpuset_toss_stat_show(struct seq_file *sf, void *v)
 }
 
 /*
- * A toss of scope=node runs each node's walk as a work item of an unbound
- * workqueue queued on that node (queue_work_node()), all nodes at once, as
- * the 2005 patch ran one kernel thread per node; a whole toss of a node
- * with several CPUs runs as several work items, each walking its share of
- * the node's stripes (toss_split()).  Unbound workers keep off the CPUs
- * of isolated partitions and out of isolcpus= and workqueue.unbound_cpus
- * (wq_unbound_cpumask); WQ_SYSFS lets the admin narrow them further.
- * The writer waits for all of them; when it is killed, they stop at their
- * next batch.
+ * A toss of scope=node runs each node's walk in kernel threads started for
+ * it, all nodes at once, as the 2005 patch ran one kernel thread per node.
+ * Each node's walk is split among toss_node_workers() workers, each
+ * walking every n-th stripe of the node's pfns.
+ *
+ * The work done for a cpuset runs on the cpuset's own CPUs: those of its
+ * cpuset.cpus.effective on the node that are not isolated, or, where it
+ * has none there (a node without CPUs, or only isolated ones), its other
+ * CPUs that are not isolated, or else those of the writer (toss_cpus()).
+ * So it never runs on the CPUs of another cpuset's partition, nor on
+ * isolated CPUs (isolcpus=, nohz_full=, isolated partitions), and it
+ * takes no CPU time from the job's neighbours.  A running worker looks at
+ * its CPUs again every TOSS_CPUS_RECHECK and moves when they changed: a
+ * partition made or a CPU isolated meanwhile.
+ *
+ * Walkers of a node take turns, first come first served.  The writer takes
+ * its place in the queue of every node at once, in node order, without
+ * sleeping; each node's first worker then waits for that node's turn only,
+ * starts the node's other workers once it has it, and the last of them to
+ * finish ends the turn.  No node's turn is held while another is waited
+ * for, and a node is free again as soon as its own walk is done.
+ *
+ * The writer waits for all of them, interruptibly: on a signal (or the
+ * freezer) they stop at their next batch, and the waiting ones give up
+ * their place.
  *
  * A toss of scope=cgroup, open to unprivileged owners, runs in the
- * writer's own context, node after node: its CPU time is the writer's,
- * within the writer's cpu.max and cpuset.cpus.
+ * writer's own context, node after node, without turns: its CPU time is
+ * the writer's, within the writer's cpu.max and cpuset.cpus.
  */
-static struct workqueue_struct *toss_wq;
+#define TOSS_CPUS_RECHECK	msecs_to_jiffies(10)
 
 struct toss_job {
-	atomic_t pending;
+	atomic_t pending;		/* nodes still at work, +1 */
 	struct completion done;
-	atomic_t abort;			/* the writer got a fatal signal */
+	atomic_t abort;			/* the writer was interrupted */
 	struct cgroup_subsys_state *css;
+	cpumask_var_t writer_cpus;	/* the last resort of toss_cpus() */
 };
 
 struct toss_work {
-	struct work_struct work;
 	struct toss_job *job;
 	int nid;
 	unsigned int worker;		/* of nr_workers on the node */
 	unsigned int nr_workers;
 	int ret;
-	bool locked;			/* holds the node's turn */
-	bool run;			/* walks in this round */
+	bool run;			/* worker 0: the node walks in this round */
+	bool count_first;		/* worker 0: a counting walk, then ... */
+	unsigned long share;		/* worker 0: ... a tossing walk of this */
+	bool slab;			/* worker 0: ... which also shrinks slab */
+	unsigned long budget;		/* level_left the cutoff gave */
+	atomic_t node_left;		/* worker 0: the node's walkers running */
+	struct completion node_done;	/* worker 0: all of them are done */
+	struct toss_turn turn;		/* worker 0: the node's turn */
+	cpumask_var_t cpus;		/* where this worker runs */
+	unsigned long recheck;		/* when to look at @cpus again */
 	struct toss_control tc;
 };
 
 /*
- * Stop when the writer was killed, or when the cgroup is being removed:
- * its rmdir does not wait for this write.
+ * Stop when the writer was interrupted, or when the cgroup is being
+ * removed: its rmdir does not wait for this write.
  */
 static bool toss_should_stop(void *data)
 {
 	struct toss_job *job = data;
 
-	return atomic_read(&job->abort) ||
-	       (READ_ONCE(job->css->flags) & CSS_DYING);
+	return atomic_read(&job->abort) || css_is_dying(job->css);
 }
 
-static void toss_work_fn(struct work_struct *work)
+/* Clear the CPUs of @mask that are offline or isolated. */
+static void toss_drop_isolated(struct cpumask *mask)
 {
-	struct toss_work *tw = container_of(work, struct toss_work, work);
+	int cpu;
 
-	tw->ret = toss_node_cache(tw->nid, &tw->tc);
-	if (atomic_dec_and_test(&tw->job->pending))
-		complete(&tw->job->done);
+	for_each_cpu(cpu, mask)
+		if (!cpu_online(cpu) || cpu_is_isolated(cpu))
+			__cpumask_clear_cpu(cpu, mask);
 }
 
 /*
- * Run one round: the nodes of @tw marked to run, each up to its
- * tc.nr_to_toss.  Returns 0, -EINTR when the writer was killed, or the
- * first error of a node (-ENODEV when the cgroup went away).
+ * The CPUs that run the work of a toss of @cs on node @nid: see the
+ * comment above struct toss_job.
  */
-static int toss_round(struct toss_work *tw, int nr, struct toss_job *job,
-		      bool in_writer)
+static void toss_cpus(struct cpuset *cs, int nid,
+		      const struct cpumask *writer_cpus, struct cpumask *mask)
 {
-	int i, ret = 0;
-
-	if (in_writer || !toss_wq) {
-		for (i = 0; i < nr && !ret; i++)
-			if (tw[i].run)
-				ret = toss_node_cache(tw[i].nid, &tw[i].tc);
-		return ret;
+	cpuset_callback_lock_irq();
+	cpumask_and(mask, cs->effective_cpus, cpumask_of_node(nid));
+	toss_drop_isolated(mask);
+	if (cpumask_empty(mask)) {
+		cpumask_copy(mask, cs->effective_cpus);
+		toss_drop_isolated(mask);
 	}
+	cpuset_callback_unlock_irq();
+	if (cpumask_empty(mask)) {
+		cpumask_copy(mask, writer_cpus);
+		toss_drop_isolated(mask);
+	}
+	if (cpumask_empty(mask))
+		cpumask_copy(mask, writer_cpus);
+}
+
+/*
+ * Between two batches of a worker: stop when the toss should, and follow
+ * the cpuset's CPUs when they changed.
+ */
+static bool toss_worker_stop(void *data)
+{
+	struct toss_work *tw = data;
+	struct toss_job *job = tw->job;
+
+	if ((current->flags & PF_KTHREAD) &&
+	    time_after_eq(jiffies, tw->recheck)) {
+		tw->recheck = jiffies + TOSS_CPUS_RECHECK;
+		toss_cpus(css_cs(job->css), tw->nid, job->writer_cpus, tw->cpus);
+		if (!cpumask_equal(current->cpus_ptr, tw->cpus))
+			set_cpus_allowed_ptr(current, tw->cpus);
+	}
+	return toss_should_stop(job);
+}
+
+/* One walk of one worker; the last of the node's tells the first. */
+static void toss_work_walk(struct toss_work *tw)
+{
+	struct toss_work *first = tw - tw->worker;
+
+	tw->ret = toss_node_cache(tw->nid, &tw->tc);
+	if (atomic_dec_and_test(&first->node_left))
+		complete(&first->node_done);
+}
+
+static void toss_node_run(struct toss_work *first);
+
+static int toss_thread(void *data)
+{
+	struct toss_work *tw = data;
+
+	if (tw->worker)
+		toss_work_walk(tw);
+	else
+		toss_node_run(tw);
+	return 0;
+}
+
+/*
+ * Start a kernel thread for a walker, on its CPUs.  False when none could
+ * be made: its caller walks for it.
+ */
+static bool toss_start(struct toss_work *tw)
+{
+	struct task_struct *task;
+
+	task = kthread_create_on_node(toss_thread, tw, tw->nid, "toss_cache/%d:%u",
+				      tw->nid, tw->worker);
+	if (IS_ERR(task))
+		return false;
+	tw->recheck = jiffies + TOSS_CPUS_RECHECK;
+	kthread_bind_mask(task, tw->cpus);
+	wake_up_process(task);
+	return true;
+}
+
+/*
+ * One walk of a node by all its workers: the first starts the others,
+ * walks its own stripes (and those of the workers it could not start),
+ * and waits for them.  Returns the first error of a worker.
+ */
+static int toss_node_walk(struct toss_work *first)
+{
+	u64 unstarted = 0;	/* the workers are TOSS_MAX_WORKERS at most */
+	unsigned int i, n = first->nr_workers;
+	int ret = 0;
+
+	atomic_set(&first->node_left, n);
+	reinit_completion(&first->node_done);
+	for (i = 1; i < n; i++)
+		if (!toss_start(&first[i]))
+			unstarted |= BIT_ULL(i);
+	toss_work_walk(first);
+	for (i = 1; i < n; i++)
+		if (unstarted & BIT_ULL(i))
+			toss_work_walk(&first[i]);
+	/* They stop at their next batch when the toss should. */
+	wait_for_completion(&first->node_done);
+	for (i = 0; i < n && !ret; i++)
+		ret = first[i].ret;
+	return ret;
+}
+
+static void toss_cutoff(struct toss_work *first, unsigned long share);
+
+/*
+ * The work of one node in one round, by its first worker: wait for the
+ * node's turn, walk it (a counting walk first, for a toss of part of it,
+ * then the tossing walk of its share), and end the turn.  Both walks of a
+ * node are in the same turn: what one writer counted, no other toss of the
+ * node takes before it tosses.
+ */
+static void toss_node_run(struct toss_work *first)
+{
+	struct toss_job *job = first->job;
+	int ret;
+
+	ret = toss_node_turn_wait(first->nid, &first->turn, toss_should_stop,
+				  job);
+	if (!ret) {
+		if (first->count_first) {
+			ret = toss_node_walk(first);
+			if (!ret)
+				toss_cutoff(first, first->share);
+			first->tc.slab = first->slab;
+		}
+		if (!ret)
+			ret = toss_node_walk(first);
+		toss_node_turn_end(first->nid);
+	}
+	first->ret = ret;
+	if (atomic_dec_and_test(&job->pending))
+		complete(&job->done);
+}
+
+/*
+ * Run one round: the nodes of @tw marked to run.  Returns 0, -EINTR when
+ * the writer was interrupted, or the first error of a node (-ENODEV when
+ * the cgroup went away).
+ */
+static int toss_round(struct toss_work *tw, int nr, struct toss_job *job)
+{
+	int i, w, ret = 0;
+
 	atomic_set(&job->pending, 1);
 	init_completion(&job->done);
-	for (i = 0; i < nr; i++) {
+	/* A place in every node's queue, in node order, then the waits. */
+	for (i = 0; i < nr; i += tw[i].nr_workers) {
 		if (!tw[i].run)
 			continue;
-		INIT_WORK(&tw[i].work, toss_work_fn);
-		tw[i].job = job;
-		tw[i].ret = 0;
+		for (w = 0; w < tw[i].nr_workers; w++) {
+			tw[i + w].job = job;
+			tw[i + w].ret = 0;
+		}
+		init_completion(&tw[i].node_done);
 		atomic_inc(&job->pending);
-		queue_work_node(tw[i].nid, toss_wq, &tw[i].work);
+		toss_node_turn_queue(tw[i].nid, &tw[i].turn);
+		if (!toss_start(&tw[i]))
+			toss_node_run(&tw[i]);
 	}
 	if (!atomic_dec_and_test(&job->pending) &&
-	    wait_for_completion_killable(&job->done)) {
-		/* The workers stop at their next batch. */
+	    wait_for_completion_interruptible(&job->done)) {
+		/* The workers stop at their next batch, the waiters at once. */
 		atomic_set(&job->abort, 1);
+		toss_node_wake_all();
 		wait_for_completion(&job->done);
 		ret = -EINTR;
 	}
-	for (i = 0; i < nr && !ret; i++)
+	for (i = 0; i < nr && !ret; i += tw[i].nr_workers)
 		if (tw[i].run)
 			ret = tw[i].ret;
 	return ret;
 }
 
-/* Add one walk's counts to the toss's, and to the statistics. */
+/* Add one walker's counts to the toss's, and to the statistics. */
 static void toss_account(struct toss_work *tw, struct cpuset_toss_stat *st,
 			 struct toss_control *sum)
 {
@@ -478,178 +645,385 @@ static void toss_account(struct toss_work *tw, struct cpuset_toss_stat *st,
 	sum->nr_mapped += tc->nr_mapped;
 	sum->nr_busy += tc->nr_busy;
 	sum->nr_slab += tc->nr_slab;
-}
-
-/* Set up node @tw's next walk, for up to @share pages (ULONG_MAX: all). */
-static void toss_prepare(struct toss_work *tw, unsigned long share,
-			 const struct toss_request *req, struct mem_cgroup *memcg,
-			 struct cpuset *cs, struct toss_job *job, bool slab)
-{
-	unsigned long counted[TOSS_LEVELS];
-
-	/* What earlier walks of this toss counted is not counted again. */
-	memcpy(counted, tw->tc.counted_pfn, sizeof(counted));
-	memset(&tw->tc, 0, sizeof(tw->tc));
-	memcpy(tw->tc.counted_pfn, counted, sizeof(counted));
-	tw->tc.cgroup_id = cgroup_id(cs->css.cgroup);
-	tw->tc.nr_to_toss = share;
-	tw->tc.free_target = req->free_pages;
-	tw->tc.memcg = memcg;
-	tw->tc.slab = slab;
-	tw->tc.should_stop = toss_should_stop;
-	tw->tc.stop_data = job;
-	tw->tc.worker = tw->worker;
-	tw->tc.nr_workers = tw->nr_workers;
-	tw->run = true;
+	sum->nr_too_big += tc->nr_too_big;
 }
 
 /*
- * A whole toss of scope=node splits each node among several workers,
- * toss_node_workers() of them, each walking every n-th stripe of the
- * node's pfns, all under the node's one turn.  A limited toss (an amount or
- * a free= target) walks each node with one worker, coldest first, so that
- * it drops the coldest folios of the node, not of each worker's share.
+ * Set up walker @tw's next walk, for up to @share pages (ULONG_MAX: all).
+ * The levels a counting walk found stay, for the next cutoff.
+ */
+static void toss_prepare(struct toss_work *tw, unsigned long share,
+			 struct mem_cgroup *memcg, struct cpuset *cs,
+			 struct toss_job *job, bool slab)
+{
+	unsigned long start = tw->tc.start_pfn, end = tw->tc.end_pfn;
+	unsigned long levels[TOSS_LEVELS];
+
+	memcpy(levels, tw->tc.levels, sizeof(levels));
+	memset(&tw->tc, 0, sizeof(tw->tc));
+	memcpy(tw->tc.levels, levels, sizeof(levels));
+	tw->tc.cgroup_id = cgroup_id(cs->css.cgroup);
+	tw->tc.nr_to_toss = share;
+	tw->tc.memcg = memcg;
+	tw->tc.slab = slab;
+	tw->tc.should_stop = memcg ? toss_should_stop : toss_worker_stop;
+	tw->tc.stop_data = memcg ? (void *)job : (void *)tw;
+	tw->tc.worker = tw->worker;
+	tw->tc.nr_workers = tw->nr_workers;
+	tw->tc.start_pfn = start;
+	tw->tc.end_pfn = end;
+	tw->tc.level = TOSS_LEVELS - 1;
+	tw->tc.level_left = ULONG_MAX;
+	tw->run = true;
+	tw->count_first = false;
+	tw->share = share;
+}
+
+/*
+ * Each node of a scope=node toss is split among toss_node_workers()
+ * workers, as many as the node has CPUs to run them (toss_cpus()), each
+ * walking every n-th stripe of the node's pfns, dealt from the node's range
+ * as read here, once.  A scope=cgroup toss has one walker per node, the
+ * writer.
  *
- * Without @tw, returns the number of walks @nodes need.  With it, fills at
- * most @max of them and returns how many: a node gets fewer workers if the
- * number of workers grew since @max was counted, and always at least one.
+ * Without @tw, returns the number of walkers @nodes need.  With it, fills
+ * at most @max of them and returns how many, or -ENOMEM: a node gets fewer
+ * workers if the number of workers grew since @max was counted, and always
+ * at least one.
  */
 static int toss_split(const nodemask_t *nodes, const struct toss_request *req,
+		      struct cpuset *cs, struct toss_job *job,
 		      struct toss_work *tw, int max)
 {
-	bool whole = req->nr_pages == ULONG_MAX && !req->free_pages &&
-		     !req->scope_cgroup;
-	int nid, k = 0, left = nodes_weight(*nodes);
+	int nid, k = 0, left = nodes_weight(*nodes), ret = 0;
+	cpumask_var_t cpus;
+	unsigned long start, end;
 	unsigned int i, n;
 
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
+	get_online_mems();
 	for_each_node_mask(nid, *nodes) {
-		n = whole ? toss_node_workers(nid) : 1;
+		n = 1;
+		if (!req->scope_cgroup) {
+			toss_cpus(cs, nid, job->writer_cpus, cpus);
+			n = toss_node_workers(nid, cpus);
+		}
 		left--;
 		if (tw)
 			n = clamp_t(int, max - k - left, 1, n);
+		toss_node_range(nid, &start, &end);
 		for (i = 0; i < n; i++, k++) {
 			if (!tw)
 				continue;
 			tw[k].nid = nid;
 			tw[k].worker = i;
 			tw[k].nr_workers = n;
+			tw[k].tc.start_pfn = start;
+			tw[k].tc.end_pfn = end;
+			if (!alloc_cpumask_var(&tw[k].cpus, GFP_KERNEL)) {
+				ret = -ENOMEM;
+				continue;
+			}
+			cpumask_copy(tw[k].cpus, cpus);
 		}
 	}
-	return k;
+	put_online_mems();
+	free_cpumask_var(cpus);
+	return ret ?: k;
 }
 
 /*
- * Toss up to @req->nr_pages over @nodes, never more.  Each round splits
- * what is still wanted evenly over the nodes still in play (the remainder
- * page by page); a node that gave less than its share leaves play, and
- * the others go on in the next round.  Each round either ends the toss or
- * takes a node out of play.  A node that gave less only because its next
- * folio was bigger than its share gets one more walk at the end, with
- * all that is still wanted as its share.
+ * Share @amount among @n nodes, none more than its @cap: evenly (the
+ * remainder page by page), a node that can give less than an even share
+ * giving all it can and the others sharing the rest.
+ */
+static void toss_fill(unsigned long amount, const unsigned long *cap,
+		      unsigned long *share, int n)
+{
+	unsigned long left = amount, q = 0, r = 0;
+	bool capped;
+	int i, k;
+
+	for (i = 0; i < n; i++)
+		share[i] = ULONG_MAX;	/* not decided yet */
+	do {
+		for (i = 0, k = 0; i < n; i++)
+			k += share[i] == ULONG_MAX;
+		if (!k)
+			break;
+		q = left / k;
+		r = left % k;
+		capped = false;
+		for (i = 0; i < n; i++) {
+			if (share[i] == ULONG_MAX && cap[i] <= q) {
+				share[i] = cap[i];
+				left -= cap[i];
+				capped = true;
+			}
+		}
+	} while (capped);
+	for (i = 0, k = 0; i < n; i++)
+		if (share[i] == ULONG_MAX)
+			share[i] = q + (k++ < r);
+}
+
+/*
+ * The cutoff of a node's tossing walk for @share pages, from what its
+ * workers counted (toss_control.levels): every level below the first level
+ * where @share is reached goes, and of that level what is still wanted,
+ * shared among the workers in proportion to what each counted there.
+ */
+static void toss_cutoff(struct toss_work *first, unsigned long share)
+{
+	unsigned long levels[TOSS_LEVELS] = {}, below = 0, part, given = 0;
+	unsigned int n = first->nr_workers, i, most = 0;
+	int level;
+
+	for (i = 0; i < n; i++)
+		for (level = 0; level < TOSS_LEVELS; level++)
+			levels[level] += first[i].tc.levels[level];
+	for (level = 0; level < TOSS_LEVELS - 1; level++) {
+		if (below + levels[level] >= share)
+			break;
+		below += levels[level];
+	}
+	part = min(share - below, levels[level]);
+	for (i = 0; i < n; i++) {
+		struct toss_control *tc = &first[i].tc;
+		int l;
+
+		tc->count_only = false;
+		tc->level = level;
+		tc->level_left = 0;
+		if (levels[level])
+			tc->level_left = mult_frac(part, tc->levels[level],
+						   levels[level]);
+		given += tc->level_left;
+		if (tc->levels[level] > first[most].tc.levels[level])
+			most = i;
+		tc->nr_to_toss = tc->nr_tossed;
+		for (l = 0; l < level; l++)
+			tc->nr_to_toss += tc->levels[l];
+	}
+	/* What rounding left goes to the worker that counted the most. */
+	first[most].tc.level_left += part - given;
+	for (i = 0; i < n; i++) {
+		first[i].tc.nr_to_toss += first[i].tc.level_left;
+		first[i].budget = first[i].tc.level_left;
+	}
+}
+
+/*
+ * What is left to toss on a node after its tossing walk, by level, as the
+ * counting walk saw it: nothing below the cutoff (taken, or kept for a
+ * reason that holds), at the cutoff what its budget did not take, and
+ * everything above it.
+ */
+static unsigned long toss_leftover(struct toss_work *first)
+{
+	unsigned long total = 0;
+	unsigned int i;
+	int l;
+
+	for (i = 0; i < first->nr_workers; i++) {
+		struct toss_control *tc = &first[i].tc;
+
+		unsigned long used = first[i].budget - min(tc->level_left,
+							   first[i].budget);
+
+		for (l = 0; l < tc->level; l++)
+			tc->levels[l] = 0;
+		tc->levels[tc->level] -= min(tc->levels[tc->level], used);
+		for (l = 0; l < TOSS_LEVELS; l++)
+			total += tc->levels[l];
+	}
+	return total;
+}
+
+/*
+ * A toss of scope=cgroup: node after node in the writer, each node's LRU
+ * lists of the subtree's memcgs.  A toss of part of it shares what is
+ * still wanted evenly among the nodes still to go; when that falls short,
+ * one more pass over the nodes takes what is still wanted from any.
+ */
+static int toss_nodes_cgroup(struct toss_work *tw, int nr,
+			     const struct toss_request *req,
+			     struct mem_cgroup *memcg, struct cpuset *cs,
+			     struct toss_job *job, struct cpuset_toss_stat *st,
+			     struct toss_control *sum)
+{
+	unsigned long left = req->nr_pages;
+	int pass, i, ret = 0;
+
+	for (pass = 0; pass < 2 && !ret && left; pass++) {
+		for (i = 0; i < nr && !ret && left; i++) {
+			unsigned long share = left;
+
+			if (left != ULONG_MAX && !pass)
+				share = DIV_ROUND_UP(left, nr - i);
+			toss_prepare(&tw[i], share, memcg, cs, job,
+				     req->slab && !pass);
+			tw[i].tc.counted = pass;
+			ret = toss_node_cache(tw[i].nid, &tw[i].tc);
+			toss_account(&tw[i], st, sum);
+			if (left != ULONG_MAX)
+				left -= min(left, tw[i].tc.nr_tossed);
+		}
+		if (req->nr_pages == ULONG_MAX)
+			break;
+	}
+	return ret;
+}
+
+/*
+ * Toss up to @req->nr_pages over @nodes, never more.  A whole toss is one
+ * walk of each node, shared by its workers.  A toss of part of it (an
+ * amount, or a free memory target) is two walks of each node in one turn:
+ * a counting walk, then a tossing walk that takes the node's share coldest
+ * first (toss_cutoff()).  The amount is shared evenly among the nodes, no
+ * node more than it lacks for its free= target; what a node could not give
+ * is shared, in one more round of tossing walks only, among the nodes that
+ * gave their whole share, by what their counting walks found left.  Slab,
+ * if asked for, is shrunk once on every node, with its first round.
  */
 static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 		      struct mem_cgroup *memcg, struct cpuset *cs,
 		      struct cpuset_toss_stat *st, struct toss_control *sum)
 {
-	bool in_writer = req->scope_cgroup;
 	struct toss_job job = { .css = &cs->css };
-	nodemask_t play = *nodes, reserve = NODE_MASK_NONE;
-	unsigned long left = req->nr_pages;
-	struct toss_work *tw;
-	int nr = toss_split(nodes, req, NULL, 0), i, ret = 0;
-	bool first = true;
+	unsigned long *need = NULL, *share = NULL, left = req->nr_pages;
+	bool whole = req->nr_pages == ULONG_MAX && !req->free_pages;
+	struct toss_work *tw = NULL;
+	int nr, n, i, k, w, ret;
 
-	if (!nr)
-		return 0;
-	tw = kcalloc(nr, sizeof(*tw), GFP_KERNEL);
-	if (!tw)
+	if (!zalloc_cpumask_var(&job.writer_cpus, GFP_KERNEL))
 		return -ENOMEM;
-	nr = toss_split(nodes, req, tw, nr);
+	cpumask_copy(job.writer_cpus, current->cpus_ptr);
+	nr = toss_split(nodes, req, cs, &job, NULL, 0);
+	if (nr <= 0) {
+		ret = nr;
+		goto out;
+	}
+	tw = kvcalloc(nr, sizeof(*tw), GFP_KERNEL_ACCOUNT);
+	if (!tw) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = toss_split(nodes, req, cs, &job, tw, nr);
+	if (ret < 0)
+		goto out;
+	nr = ret;
+	if (req->scope_cgroup) {
+		ret = toss_nodes_cgroup(tw, nr, req, memcg, cs, &job, st, sum);
+		goto out;
+	}
+	if (whole) {
+		for (i = 0; i < nr; i++)
+			toss_prepare(&tw[i], ULONG_MAX, NULL, cs, &job,
+				     req->slab && !tw[i].worker);
+		ret = toss_round(tw, nr, &job);
+		for (i = 0; i < nr; i++)
+			toss_account(&tw[i], st, sum);
+		goto out;
+	}
+
+	/* Each node's share: evenly, and no more than it lacks. */
+	n = nodes_weight(*nodes);
+	need = kcalloc(n, sizeof(*need), GFP_KERNEL);
+	share = kcalloc(n, sizeof(*share), GFP_KERNEL);
+	if (!need || !share) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
+		unsigned long free;
+
+		need[k] = ULONG_MAX;
+		if (req->free_pages) {
+			free = toss_node_free_pages(tw[i].nid);
+			need[k] = req->free_pages > free ?
+				  req->free_pages - free : 0;
+		}
+	}
+	if (left == ULONG_MAX)
+		memcpy(share, need, n * sizeof(*share));
+	else
+		toss_fill(left, need, share, n);
 
 	/*
-	 * Walkers of scope=node take turns on each node, in node order so
-	 * that two writers never wait for each other; scope=cgroup tosses
-	 * are the writer's own work and do not queue behind others.
+	 * Each node counts, then tosses its share, in one turn; a node whose
+	 * share is nothing only shrinks its slab, if asked to.
 	 */
-	for (i = 0; i < nr && !in_writer; i++) {
-		if (tw[i].worker)
-			continue;
-		ret = toss_node_lock(tw[i].nid, toss_should_stop, &job);
-		if (ret)
-			goto unlock;
-		tw[i].locked = true;
+	for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
+		for (w = 0; w < tw[i].nr_workers; w++) {
+			toss_prepare(&tw[i + w], share[k] ? ULONG_MAX : 0, NULL,
+				     cs, &job, !share[k] && req->slab && !w);
+			tw[i + w].tc.count_only = share[k];
+		}
+		tw[i].count_first = share[k];
+		tw[i].share = share[k];
+		tw[i].slab = req->slab;
 	}
+	ret = toss_round(tw, nr, &job);
+	for (i = 0; i < nr; i++) {
+		toss_account(&tw[i], st, sum);
+		if (left != ULONG_MAX)
+			left -= min(left, tw[i].tc.nr_tossed);
+	}
+	if (ret || left == ULONG_MAX || !left)
+		goto out;
 
-	while (!ret && left) {
-		unsigned long q = 0, r = 0;
-		int n = nodes_weight(play), k = 0;
+	/*
+	 * What nodes could not give goes to those that gave their whole
+	 * share and have more, by what their counting walks found.
+	 */
+	for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
+		unsigned long tossed = 0;
 
-		if (!n && nodes_empty(reserve))
-			break;
-		if (left != ULONG_MAX && n) {
-			q = left / n;
-			r = left % n;
+		for (w = 0; w < tw[i].nr_workers; w++)
+			tossed += tw[i + w].tc.nr_tossed;
+		if (tossed < share[k] || !need[k])
+			need[k] = 0;
+		else
+			need[k] = min(need[k] - tossed, toss_leftover(&tw[i]));
+	}
+	toss_fill(left, need, share, n);
+	for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
+		for (w = 0; w < tw[i].nr_workers; w++) {
+			toss_prepare(&tw[i + w], share[k], NULL, cs, &job, false);
+			tw[i + w].run = share[k];
 		}
-		for (i = 0; i < nr; i++) {
-			unsigned long share;
-
-			tw[i].run = false;
-			if (left == ULONG_MAX) {
-				share = ULONG_MAX;
-			} else if (!n) {
-				/* The last chance of a node with big folios. */
-				if (!node_isset(tw[i].nid, reserve) || k++)
-					continue;
-				node_clear(tw[i].nid, reserve);
-				share = left;
-			} else if (node_isset(tw[i].nid, play)) {
-				share = q + (k++ < r);
-				if (!share)
-					continue;
-			} else {
-				continue;
-			}
-			/* Slab once per node, with its first walk. */
-			toss_prepare(&tw[i], share, req, memcg, cs, &job,
-				     req->slab && first && !tw[i].worker);
-		}
-		first = false;
-		ret = toss_round(tw, nr, &job, in_writer);
-		for (i = 0; i < nr; i++) {
-			struct toss_control *tc = &tw[i].tc;
-
-			if (!tw[i].run)
-				continue;
+		if (share[k])
+			toss_cutoff(&tw[i], share[k]);
+	}
+	ret = toss_round(tw, nr, &job);
+	for (i = 0; i < nr; i++)
+		if (tw[i].run)
 			toss_account(&tw[i], st, sum);
-			if (left != ULONG_MAX)
-				left -= min(left, tc->nr_tossed);
-			if (tc->nr_tossed < tc->nr_to_toss) {
-				node_clear(tw[i].nid, play);
-				if (n && tc->nr_too_big)
-					node_set(tw[i].nid, reserve);
-			}
-		}
-		if (req->nr_pages == ULONG_MAX)
-			break;
-	}
-unlock:
-	for (i = nr - 1; i >= 0; i--)
-		if (tw[i].locked)
-			toss_node_unlock(tw[i].nid);
-	kfree(tw);
+out:
+	kfree(need);
+	kfree(share);
+	for (i = 0; tw && i < nr; i++)
+		free_cpumask_var(tw[i].cpus);
+	kvfree(tw);
+	free_cpumask_var(job.writer_cpus);
 	return ret;
 }
 
 /*
  * The memory controller's css of the cpuset's own cgroup, referenced, or
  * NULL when the controller is not enabled on that cgroup (in v1: when the
- * memory controller is not mounted together with cpuset).
+ * memory controller is not mounted together with cpuset), or disabled at
+ * boot (cgroup_disable=memory, which still gives the root a css).
  */
 #ifdef CONFIG_MEMCG
 static struct cgroup_subsys_state *toss_memcg_css(struct cpuset *cs)
 {
 	struct cgroup_subsys_state *css;
 
+	if (mem_cgroup_disabled())
+		return NULL;
 	css = cgroup_get_e_css(cs->css.cgroup, &memory_cgrp_subsys);
 	if (css && css->cgroup != cs->css.cgroup) {
 		css_put(css);
@@ -664,49 +1038,69 @@ static struct cgroup_subsys_state *toss_memcg_css(struct cpuset *cs)
 }
 #endif
 
-static int __init cpuset_toss_init(void)
-{
-	/*
-	 * Unbound: the scheduler keeps the workers on the node they were
-	 * queued for where it can, and off isolated CPUs.  Without it, the
-	 * writer walks the nodes itself.
-	 */
-	toss_wq = alloc_workqueue("toss_cache", WQ_UNBOUND | WQ_SYSFS, 0);
-	return 0;
-}
-core_initcall(cpuset_toss_init);
+/*
+ * The log lines of scope=cgroup tosses, which anyone who owns a cgroup may
+ * ask for, share one budget, so that making cgroups does not make room for
+ * more: drop_caches' pace, what was suppressed counted in the next line.
+ */
+static DEFINE_RATELIMIT_STATE(toss_cgroup_rs, DEFAULT_RATELIMIT_INTERVAL,
+			      DEFAULT_RATELIMIT_BURST);
+static atomic_t toss_cgroup_missed = ATOMIC_INIT(0);
 
 /*
- * Log a toss as drop_caches does, at most DEFAULT_RATELIMIT_BURST lines per
- * interval and per cpuset; what was suppressed is counted in the next line.
+ * Log a toss as drop_caches does: every toss of scope=node (privileged:
+ * it drops other tenants' cache, so it is always seen), and those of
+ * scope=cgroup within their shared budget.
  */
-static void toss_log(struct cpuset *cs, struct cpuset_toss_stat *st,
+static void toss_log(struct cpuset *cs, const struct toss_request *req,
 		     const nodemask_t *nodes, const struct toss_control *sum,
 		     u64 took, int ret)
 {
 	char comm[TASK_COMM_LEN];
 	int missed = 0;
-	bool print;
 
-	spin_lock(&st->lock);
-	print = __ratelimit(&st->rs);
-	if (print) {
-		missed = st->rs.missed;
-		st->rs.missed = 0;
+	if (req->scope_cgroup) {
+		if (!__ratelimit(&toss_cgroup_rs)) {
+			atomic_inc(&toss_cgroup_missed);
+			return;
+		}
+		missed = atomic_xchg(&toss_cgroup_missed, 0);
 	}
-	spin_unlock(&st->lock);
-	if (!print)
-		return;
 	get_task_comm(comm, current);
-	pr_info("%*pE (%d): cpuset.memory_toss_cache: cgroup %llu nodes %*pbl: tossed %lu kB, kept %lu kB dirty, %lu kB writeback, %lu kB mapped, %lu kB busy in %llu ms, error %d (%d earlier lines of this cpuset suppressed)\n",
+	pr_info("%*pE (%d): cpuset.memory_toss_cache: cgroup %llu scope=%s nodes %*pbl: tossed %lu kB, kept %lu kB dirty, %lu kB writeback, %lu kB mapped, %lu kB busy in %llu ms, error %d (%d earlier scope=cgroup lines suppressed)\n",
 		(int)strlen(comm), comm, task_tgid_nr(current),
-		cgroup_id(cs->css.cgroup), nodemask_pr_args(nodes),
+		cgroup_id(cs->css.cgroup), req->scope_cgroup ? "cgroup" : "node",
+		nodemask_pr_args(nodes),
 		sum->nr_tossed << (PAGE_SHIFT - 10),
 		sum->nr_dirty << (PAGE_SHIFT - 10),
 		sum->nr_writeback << (PAGE_SHIFT - 10),
 		sum->nr_mapped << (PAGE_SHIFT - 10),
 		sum->nr_busy << (PAGE_SHIFT - 10),
 		div_u64(took, NSEC_PER_MSEC), ret, missed);
+}
+
+/*
+ * The nodes a toss of @cs covers, read once: its effective mems (a
+ * snapshot: a change of cpuset.mems during the toss does not change
+ * them).  -ENODEV when the cpuset is going away, or when it asked for
+ * nodes of its own (cpuset.mems) and has none of them: its effective mems
+ * then fall back to its parent's, whose cache is not its to drop.
+ * callback_lock, not cpuset_mutex, so that nothing here can make rmdir
+ * wait.
+ */
+static int toss_snapshot_nodes(struct cpuset *cs, nodemask_t *nodes)
+{
+	int ret = 0;
+
+	cpuset_callback_lock_irq();
+	if (!is_cpuset_online(cs) || css_is_dying(&cs->css))
+		ret = -ENODEV;
+	else if (!nodes_empty(cs->mems_allowed) &&
+		 !nodes_intersects(cs->mems_allowed, cs->effective_mems))
+		ret = -ENODEV;
+	*nodes = cs->effective_mems;
+	cpuset_callback_unlock_irq();
+	return ret;
 }
 
 /**
@@ -746,6 +1140,9 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 		return -ENOMEM;
 	if (nbytes > TOSS_MAX_INPUT)
 		return -EINVAL;
+	/* A NUL inside the request must not cut it short. */
+	if (strnlen(buf, nbytes) != nbytes)
+		return -EINVAL;
 	ret = toss_parse(buf, &req);
 	if (ret)
 		return ret;
@@ -753,14 +1150,10 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	    !file_ns_capable(of->file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 
-	/* Snapshot the nodes, then drop every lock before doing any work. */
-	cpuset_lock();
-	if (!is_cpuset_online(cs)) {
-		cpuset_unlock();
-		return -ENODEV;
-	}
-	nodes = cs->effective_mems;
-	cpuset_unlock();
+	/* Snapshot the nodes, then no lock is held for any work. */
+	ret = toss_snapshot_nodes(cs, &nodes);
+	if (ret)
+		return ret;
 
 	if (req.nodes_set) {
 		if (!nodes_subset(req.nodes, nodes) ||
@@ -776,12 +1169,30 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 			return -EOPNOTSUPP;
 	}
 
-	/* rmdir must not wait for us: hold the css, not the file. */
+	/*
+	 * rmdir must not wait for us: hold the css, not the file.  From here
+	 * on, of->priv may be freed by kernfs_drain_open_files(): only of->kn
+	 * is used.  Another write to the same open file must not wait for
+	 * the whole toss in kernfs' of->mutex, uninterruptibly: it is given
+	 * up for the toss and taken again (nothing of @of that it protects
+	 * is used meanwhile).
+	 */
 	css_get(&cs->css);
 	kernfs_break_active_protection(of->kn);
+	mutex_unlock(&of->mutex);
 
 	start = ktime_get_ns();
-	lru_add_drain_all();
+	/*
+	 * Folios still in per-CPU batches are not on the LRU yet.  A toss of
+	 * scope=node (privileged) drains every CPU's; one of scope=cgroup
+	 * drains only the writer's own, as memory.reclaim does until its
+	 * last retry, so that no one can make every CPU, isolated ones
+	 * included, run drain work on demand.
+	 */
+	if (req.scope_cgroup)
+		lru_add_drain();
+	else
+		lru_add_drain_all();
 	ret = toss_nodes(&nodes, &req,
 			 memcg_css ? mem_cgroup_from_css(memcg_css) : NULL,
 			 cs, st, &sum);
@@ -805,8 +1216,9 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	st->last_pid = get_task_pid(current, PIDTYPE_TGID);
 	st->last_error = ret;
 	spin_unlock(&st->lock);
-	toss_log(cs, st, &nodes, &sum, took, ret);
+	toss_log(cs, &req, &nodes, &sum, took, ret);
 
+	mutex_lock(&of->mutex);
 	kernfs_unbreak_active_protection(of->kn);
 	css_put(&cs->css);
 	return ret ?: nbytes;

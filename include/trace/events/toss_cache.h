@@ -16,20 +16,25 @@ TRACE_EVENT(toss_node_begin,
 	    TP_STRUCT__entry(__field(u64, cgroup_id)
 			     __field(int, nid)
 			     __field(unsigned long, nr_to_toss)
-			     __field(unsigned long, free_target)
+			     __field(int, level)
+			     __field(bool, count_only)
 			     __field(unsigned int, worker)
-			     __field(unsigned int, nr_workers)),
+			     __field(unsigned int, nr_workers)
+			     __field(bool, slab)),
 
 	    TP_fast_assign(__entry->cgroup_id = tc->cgroup_id;
 			   __entry->nid = nid;
 			   __entry->nr_to_toss = tc->nr_to_toss;
-			   __entry->free_target = tc->free_target;
+			   __entry->level = tc->level;
+			   __entry->count_only = tc->count_only;
 			   __entry->worker = tc->worker;
-			   __entry->nr_workers = tc->nr_workers;),
+			   __entry->nr_workers = tc->nr_workers;
+			   __entry->slab = tc->slab;),
 
-	    TP_printk("cgroup_id=%llu nid=%d nr_to_toss=%lu free_target=%lu worker=%u nr_workers=%u",
+	    TP_printk("cgroup_id=%llu nid=%d nr_to_toss=%lu level=%d count_only=%d worker=%u nr_workers=%u slab=%d",
 		      __entry->cgroup_id, __entry->nid, __entry->nr_to_toss,
-		      __entry->free_target, __entry->worker, __entry->nr_workers)
+		      __entry->level, __entry->count_only, __entry->worker,
+		      __entry->nr_workers, __entry->slab)
 );
 
 TRACE_EVENT(toss_node_end,
@@ -47,7 +52,10 @@ TRACE_EVENT(toss_node_end,
 			     __field(unsigned long, nr_mapped)
 			     __field(unsigned long, nr_busy)
 			     __field(u64, duration_ns)
-			     __field(int, ret)),
+			     __field(int, ret)
+			     __field(unsigned long, nr_too_big)
+			     __field(unsigned long, nr_slab)
+			     __field(unsigned int, walks)),
 
 	    TP_fast_assign(__entry->cgroup_id = tc->cgroup_id;
 			   __entry->nid = nid;
@@ -58,13 +66,17 @@ TRACE_EVENT(toss_node_end,
 			   __entry->nr_mapped = tc->nr_mapped;
 			   __entry->nr_busy = tc->nr_busy;
 			   __entry->duration_ns = duration_ns;
-			   __entry->ret = ret;),
+			   __entry->ret = ret;
+			   __entry->nr_too_big = tc->nr_too_big;
+			   __entry->nr_slab = tc->nr_slab;
+			   __entry->walks = tc->nr_walks;),
 
-	    TP_printk("cgroup_id=%llu nid=%d nr_scanned=%lu nr_tossed=%lu nr_dirty=%lu nr_writeback=%lu nr_mapped=%lu nr_busy=%lu duration_ns=%llu ret=%d",
+	    TP_printk("cgroup_id=%llu nid=%d nr_scanned=%lu nr_tossed=%lu nr_dirty=%lu nr_writeback=%lu nr_mapped=%lu nr_busy=%lu duration_ns=%llu ret=%d nr_too_big=%lu nr_slab=%lu walks=%u",
 		      __entry->cgroup_id, __entry->nid, __entry->nr_scanned,
 		      __entry->nr_tossed, __entry->nr_dirty, __entry->nr_writeback,
 		      __entry->nr_mapped, __entry->nr_busy, __entry->duration_ns,
-		      __entry->ret)
+		      __entry->ret, __entry->nr_too_big, __entry->nr_slab,
+		      __entry->walks)
 );
 
 #endif /* _TRACE_TOSS_CACHE_H */
