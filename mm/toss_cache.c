@@ -301,14 +301,15 @@ static int toss_folio_level(struct folio *folio)
 	int gen = folio_lru_gen(folio);
 
 	if (gen >= 0) {
-		struct lruvec *lruvec;
-		unsigned long seq;
+		/*
+		 * No RCU needed: the pinned folio keeps its memcg charged
+		 * (and the memcg pinned), and our reference keeps migration
+		 * from moving the charge.
+		 */
+		struct lruvec *lruvec = folio_lruvec(folio);
+		unsigned long seq = READ_ONCE(lruvec->lrugen.min_seq[LRU_GEN_FILE]);
 
-		rcu_read_lock();
-		lruvec = folio_lruvec(folio);
-		seq = READ_ONCE(lruvec->lrugen.min_seq[LRU_GEN_FILE]);
 		young = gen != lru_gen_from_seq(seq);
-		rcu_read_unlock();
 		more = folio_lru_refs(folio) > 0;
 	}
 #endif
@@ -365,10 +366,6 @@ static struct folio *toss_get_folio(struct page *page, unsigned long pfn,
 		     folio_test_swapbacked(folio) ||
 		     folio_test_unevictable(folio)))
 		goto put;
-	*level = toss_folio_level(folio);
-	if (*level > tc->level)
-		goto put;
-
 	if (count)
 		tc->nr_scanned += nr;
 	if (folio_test_dirty(folio)) {
@@ -386,8 +383,19 @@ static struct folio *toss_get_folio(struct page *page, unsigned long pfn,
 			tc->nr_mapped += nr;
 		goto put;
 	}
+	/* Only a folio that could go needs its level. */
+	*level = toss_folio_level(folio);
+	if (*level > tc->level)
+		goto put;
 	if (tc->count_only) {
-		tc->levels[*level] += nr;
+		/* What the tossing walk will find locked or in use. */
+		if (folio_test_locked(folio) ||
+		    folio_ref_count(folio) > nr + folio_has_private(folio) + 1)
+			tc->nr_busy += nr;
+		else {
+			tc->levels[*level] += nr;
+			tc->last_pfn[*level] = pfn + *skip + 1;
+		}
 		goto put;
 	}
 	return folio;
@@ -405,7 +413,7 @@ struct toss_batch {
 	struct address_space *mapping;
 	struct folio_batch locked;
 	unsigned long count;	/* bit i: count why folio i stayed */
-	unsigned long cut;	/* bit i: folio i is of the cutoff level */
+	unsigned long budget;	/* bit i: folio i is in a cutoff's budget */
 	unsigned long pending;	/* pages in @locked */
 	struct folio_batch release;
 	bool isolated;		/* the folios were taken off their LRU list */
@@ -602,8 +610,11 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 			else
 				tc->nr_busy += nr;
 		}
-		/* What the cutoff level did not give, it may give elsewhere. */
-		if (b->cut & (1UL << i))
+		/*
+		 * What the cutoff level did not give, it may give elsewhere;
+		 * a colder folio that stays gives its place to the cutoff level.
+		 */
+		if (b->budget & (1UL << i))
 			tc->level_left += nr;
 		folio_unlock(folio);
 		toss_keep(b, folio);
@@ -611,7 +622,7 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 	folio_batch_reinit(&b->locked);
 	b->mapping = NULL;
 	b->count = 0;
-	b->cut = 0;
+	b->budget = 0;
 	b->pending = 0;
 }
 
@@ -621,7 +632,7 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
  * steps over what lies between its folios, stays short.
  */
 static void toss_queue(struct toss_batch *b, struct folio *folio,
-		       struct address_space *mapping, bool count, bool cut,
+		       struct address_space *mapping, bool count, bool budget,
 		       struct toss_control *tc)
 {
 	if (b->mapping != mapping ||
@@ -631,8 +642,8 @@ static void toss_queue(struct toss_batch *b, struct folio *folio,
 	b->mapping = mapping;
 	if (count)
 		b->count |= 1UL << folio_batch_count(&b->locked);
-	if (cut)
-		b->cut |= 1UL << folio_batch_count(&b->locked);
+	if (budget)
+		b->budget |= 1UL << folio_batch_count(&b->locked);
 	b->pending += folio_nr_pages(folio);
 	if (!folio_batch_add(&b->locked, folio))
 		toss_flush(b, tc);
@@ -811,14 +822,29 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 		unsigned long batch_end = min(end_pfn, pfn + TOSS_PFN_BATCH);
 		bool full = false;
 
-		/* The memmap of the batch stays while we look at it. */
+		/*
+		 * The cutoff level gave all it may and nothing colder lies
+		 * ahead: done, or, if colder folios it counted are gone
+		 * meanwhile, the cutoff level makes up for them.
+		 */
+		if (!tc->level_left && pfn >= tc->stop_pfn) {
+			if (tc->nr_tossed >= tc->nr_to_toss)
+				break;
+			tc->level_left = tc->nr_to_toss - tc->nr_tossed;
+		}
+
+		/*
+		 * The memmap of the batch stays while we look at it.  (While
+		 * memory goes offline, this waits, uninterruptibly, and a stop
+		 * is seen only after it.)
+		 */
 		get_online_mems();
 		for (; pfn < batch_end && !full; pfn++) {
 			struct page *page = pfn_to_online_page(pfn);
 			unsigned long skip, left;
 			struct address_space *mapping;
 			struct folio *folio;
-			bool cut;
+			bool budgeted, cut;
 			long nr;
 			int level;
 
@@ -836,7 +862,8 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 			pfn += skip;
 			/* A partial toss never drops more than it was asked. */
 			left = tc->nr_to_toss - tc->nr_tossed - b.pending;
-			cut = level == tc->level && tc->level_left != ULONG_MAX;
+			budgeted = tc->level_left != ULONG_MAX;
+			cut = budgeted && level == tc->level;
 			if (cut)
 				left = min(left, tc->level_left);
 			if (nr > left) {
@@ -847,12 +874,15 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 			}
 			mapping = toss_lock_folio(folio, tc, count);
 			if (!mapping) {
+				/* A colder folio stays: its place goes to the cutoff level. */
+				if (budgeted && !cut)
+					tc->level_left += nr;
 				folio_put(folio);
 				continue;
 			}
 			if (cut)
 				tc->level_left -= nr;
-			toss_queue(&b, folio, mapping, count, cut, tc);
+			toss_queue(&b, folio, mapping, count, budgeted, tc);
 			full = tc->nr_tossed + b.pending >= tc->nr_to_toss;
 		}
 		/* No folio stays locked across a reschedule. */
@@ -1339,6 +1369,7 @@ int toss_node_cache(int nid, struct toss_control *tc)
 
 	if (!node_state(nid, N_MEMORY))
 		return 0;
+	tc->nr_walks = 0;
 	trace_toss_node_begin(tc, nid);
 	start = ktime_get_ns();
 	if (tc->memcg)

@@ -7,7 +7,9 @@
 #   toss      test_cpuset_toss with MGLRU on and off (one VM each), and the
 #             demo, on the patched debug kernel; then test_toss_parallel in
 #             a VM alone, test_toss_isolated in a VM booted with
-#             isolcpus=2, and fio and stress-ng racing tosses (toss-stress)
+#             isolcpus=2, test_toss_no_memcg_root in a VM booted with
+#             cgroup_disable=memory, and fio and stress-ng racing tosses
+#             (toss-stress)
 #   upstream  the upstream cgroup selftests that touch cpuset and memcg on
 #             the patched kernel and on the unpatched baseline: a test that
 #             fails only on the patched kernel is a failure; one that fails
@@ -114,6 +116,8 @@ if [ "$what" = all ] || [ "$what" = toss ]; then
 	echo "check: booting the patched kernel alone: test_toss_parallel; then with isolcpus=2: test_toss_isolated"
 	boot "$kernel" "$res/toss-alone.log" run-tests alone
 	VM_APPEND="isolcpus=2" boot "$kernel" "$res/toss-isolcpus.log" run-tests isolcpus
+	echo "check: booting the patched kernel with cgroup_disable=memory: test_toss_no_memcg_root"
+	VM_APPEND="cgroup_disable=memory" boot "$kernel" "$res/toss-nomemcg.log" run-tests nomemcg
 	echo "check: booting the patched kernel: fio and stress-ng verifying their data while tosses loop"
 	TOOLS_IMG=$BUILD/tools.img boot "$kernel" "$res/toss-stress.log" run-tests stress
 fi
@@ -174,7 +178,7 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = toss ]; then
-	for m in on off alone isolcpus stress; do
+	for m in on off alone isolcpus nomemcg stress; do
 		log=$res/toss-$m.log
 		case $m in on|off) vm=toss-vm-mglru-$m ;; *) vm=toss-vm-$m ;; esac
 		{ tap "$log" toss; vmstatus "$(cat "$log.rc")" "$log" "$vm"; } > "$res/toss-$m.results"

@@ -39,6 +39,10 @@ struct mem_cgroup;
  *	for a whole toss)
  * @level_left: pages of level @level this walk may still toss
  * @levels: with @count_only, pages of each level that could be tossed
+ * @last_pfn: with @count_only, the page frame after the last one of each
+ *	level that could be tossed
+ * @stop_pfn: a tossing walk whose cutoff level gave all it may ends
+ *	here: nothing colder lies beyond (from @last_pfn)
  * @counted: an LRU walk (@memcg) of this node in this toss counted why
  *	folios stayed: later ones do not count them again
  * @nr_scanned: file folios on the LRU looked at, in pages
@@ -73,6 +77,8 @@ struct toss_control {
 	int level;
 	unsigned long level_left;
 	unsigned long levels[TOSS_LEVELS];
+	unsigned long last_pfn[TOSS_LEVELS];
+	unsigned long stop_pfn;
 	bool counted;
 	unsigned long nr_scanned;
 	unsigned long nr_tossed;

