@@ -5,7 +5,7 @@
  * drop_caches, posix_fadvise(POSIX_FADV_DONTNEED) and memory.reclaim, on
  * the same data in the same boot.
  *
- *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5 6 7
+ *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5 6 7 8
  *
  * Every measurement is printed as one line "SAMPLE {json}"; the host side
  * (bench/report.py) turns them into the tables, latest.md, latest.json and
@@ -482,7 +482,7 @@ static void scenario1(void)
 	char size[32];
 
 	paths_for(path, "s1-", 1);
-	mkcg("s1", "0-2", "1");
+	mkcg("s1", "0-3", "1");
 	for (unsigned int s = 0; s < nsizes; s++) {
 		unsigned long bytes = mib[s] * MiB;
 		struct target t = { "s1", path, 1, bytes, NULL, NULL };
@@ -548,7 +548,7 @@ static void stale_cgroups(char cg[NODES][8], char **paths, unsigned long per)
 
 		snprintf(cg[n], sizeof(cg[n]), "old%d", n);
 		snprintf(mems, sizeof(mems), "%d", n);
-		mkcg(cg[n], "0-2", mems);
+		mkcg(cg[n], "0-3", mems);
 		make_file(paths[n], per);
 	}
 }
@@ -731,6 +731,7 @@ static void scenario4(void)
 		{ "one", "1", "toss_1_node" },
 		{ "two", "1-2", "toss_2_nodes" },
 		{ "three", "0-2", "toss_3_nodes" },
+		{ "three", "0-2", "toss_3_nodes_one_by_one" },
 	};
 	char *paths[3], cg[3][8];
 
@@ -745,19 +746,33 @@ static void scenario4(void)
 		make_file(paths[n], per);
 	}
 	for (int i = 0; i < 3; i++)
-		mkcg(c[i].cg, "0-2", c[i].mems);
+		mkcg(c[i].cg, "0-3", c[i].mems);
 	for (int r = 0; r < reps; r++) {
-		for (int i = 0; i < 3; i++) {
+		cur_rep = r;
+		for (int k = 0; k < 4; k++) {
+			/* The pair compared (3 at once, 3 one by one) alternates. */
+			int i = k < 2 || r % 2 == 0 ? k : 5 - k;
 			struct target t = { c[i].cg, NULL, 0, 0, "1", NULL };
 			unsigned long a[NODES], b[NODES], d = 0;
-			double sec;
-			int err;
+			double sec = 0;
+			int err = 0;
 
 			drop_all();
 			for (int n = 0; n < 3; n++)
 				populate(cg[n], &paths[n], 1);
 			snap(a);
-			sec = m_toss(&t, &err);
+			if (i < 3) {
+				sec = m_toss(&t, &err);
+			} else {
+				static const char * const one[] = {
+					"1 nodes=0", "1 nodes=1", "1 nodes=2",
+				};
+
+				for (int n = 0; n < 3 && !err; n++) {
+					t.toss = one[n];
+					sec += m_toss(&t, &err);
+				}
+			}
 			snap(b);
 			for (int n = 0; n < NODES; n++)
 				d += lost(a, b, n);
@@ -775,6 +790,78 @@ static void scenario4(void)
 	}
 	for (int i = 0; i < 3; i++)
 		rmcg(c[i].cg);
+}
+
+/* ---- 8: tossing part of a node ----------------------------------------- */
+
+/*
+ * Node 1 full of clean cache, a quarter of it read three times (two levels
+ * of coldness): tosses of 16M, 64M and 512M, and a free= target 512 MiB
+ * above what the node has free, each paired in the same repetition with a
+ * whole toss ("1", one walk that drops everything) and drop_caches of the
+ * same data, in an order that turns round every repetition.
+ */
+static void scenario8(void)
+{
+	unsigned long bytes = (quick ? 512 : 1536) * MiB;
+	static const struct { const char *name, *toss; unsigned long mib; } m[] = {
+		{ "16M", "16M", 16 }, { "64M", "64M", 64 }, { "512M", "512M", 512 },
+		{ "free", NULL, 512 },
+	};
+	char *paths[2], req[64];
+
+	paths_for(paths, "s8-", 2);
+	mkcg("s8", "0-3", "1");
+	drop_all();
+	make_file(paths[0], bytes / 4 * 3);
+	make_file(paths[1], bytes / 4);
+	for (int r = 0; r < reps; r++) {
+		cur_rep = r;
+		for (unsigned int j = 0; j < sizeof(m) / sizeof(m[0]); j++) {
+			unsigned long amount = (quick && m[j].mib > 128 ? m[j].mib / 4 : m[j].mib) * MiB;
+
+			for (int k = 0; k < 3; k++) {
+				int i = (k + r) % 3;
+				struct target t = { "s8", paths, 2, amount, NULL, NULL };
+				unsigned long a[NODES], b[NODES];
+				char name[32];
+				double sec;
+				int err;
+
+				drop_all();
+				populate("s8", paths, 2);
+				populate("s8", paths + 1, 1);
+				populate("s8", paths + 1, 1);
+				snap(a);
+				if (a[1] < bytes * 95 / 100)
+					die("scenario 8: only %lu of %lu bytes of cache on node 1",
+					    a[1], bytes);
+				if (i == 0) {
+					t.toss = m[j].toss;
+					if (!t.toss) {
+						snprintf(req, sizeof(req), "1 free=%lu",
+							 node_meminfo(1, "MemFree") + amount);
+						t.toss = req;
+					}
+					sec = m_toss(&t, &err);
+				} else if (i == 1) {
+					t.toss = "1";
+					sec = m_toss(&t, &err);
+				} else {
+					sec = m_drop_caches(&t, &err);
+				}
+				snap(b);
+				snprintf(name, sizeof(name), "%s_%s", m[j].name,
+					 i == 0 ? "partial" : i == 1 ? "whole" : "drop_caches");
+				sample_drop("8", name, amount, sec, a, b, err);
+				say("  s8 %-20s %.3f s, dropped %lu MiB%s\n", name, sec,
+				    lost(a, b, 1) / MiB, err ? " (error)" : "");
+			}
+		}
+	}
+	unlink(paths[0]);
+	unlink(paths[1]);
+	rmcg("s8");
 }
 
 /* ---- 5: the job's view ------------------------------------------------- */
@@ -865,7 +952,7 @@ static void scenario5(void)
 		stale_bytes = stale_bytes / (64 * MiB) * (64 * MiB);
 	}
 	stale = stale_bytes;
-	mkcg("old5", "0-2", "1");
+	mkcg("old5", "0-3", "1");
 	t0 = now();
 	make_file(stale_path[0], stale);
 	for (int i = 0; i < 3; i++) {
@@ -873,11 +960,11 @@ static void scenario5(void)
 
 		snprintf(cg[i], sizeof(cg[i]), "oth%d", others[i]);
 		snprintf(mems, sizeof(mems), "%d", others[i]);
-		mkcg(cg[i], "0-2", mems);
+		mkcg(cg[i], "0-3", mems);
 		make_file(other_paths[i], other);
 	}
 	say("  s5 files written in %.0f s\n", now() - t0);
-	mkcg("job5", "0-2", "0-2");
+	mkcg("job5", "0-3", "0-2");
 	snprintf(free_arg, sizeof(free_arg), "1 free=%lu", want);
 	for (int r = 0; r < (reps + 1) / 2; r++) {
 		for (unsigned int i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
@@ -1023,7 +1110,7 @@ static void scenario7(void)
 	}
 	paths_for(one, "s7-", 1);
 	paths_for(many, "s7-f", 48);
-	mkcg("s7", "0-2", "1");
+	mkcg("s7", "0-3", "1");
 	for (int layout = 0; layout < 2; layout++) {
 		char **paths = layout ? many : one;
 		int n = layout ? 48 : 1;
@@ -1082,7 +1169,7 @@ int main(int argc, char **argv)
 	if (mkdir(CG, 0755) && errno != EEXIST)
 		die("mkdir " CG ": %s", strerror(errno));
 	putf(CG "/cgroup.subtree_control", "+cpuset +memory");
-	putf(CG "/cpuset.cpus", "0-2");
+	putf(CG "/cpuset.cpus", "0-3");
 	putf(CG "/cpuset.mems", "0-3");
 	for (; optind < argc; optind++) {
 		const char *s = argv[optind];
@@ -1108,6 +1195,8 @@ int main(int argc, char **argv)
 			scenario6();
 		} else if (!strcmp(s, "7")) {
 			scenario7();
+		} else if (!strcmp(s, "8")) {
+			scenario8();
 		} else {
 			die("unknown scenario %s", s);
 		}

@@ -390,9 +390,9 @@ static struct folio *toss_get_folio(struct page *page, unsigned long pfn,
 	if (tc->count_only) {
 		/* What the tossing walk will find locked or in use. */
 		if (folio_test_locked(folio) ||
-		    folio_ref_count(folio) > nr + folio_has_private(folio) + 1)
+		    folio_ref_count(folio) > nr + folio_has_private(folio) + 1) {
 			tc->nr_busy += nr;
-		else {
+		} else {
 			tc->levels[*level] += nr;
 			tc->last_pfn[*level] = pfn + *skip + 1;
 		}
@@ -414,6 +414,7 @@ struct toss_batch {
 	struct folio_batch locked;
 	unsigned long count;	/* bit i: count why folio i stayed */
 	unsigned long budget;	/* bit i: folio i is in a cutoff's budget */
+	unsigned long cut;	/* bit i: folio i is of the cutoff level */
 	unsigned long pending;	/* pages in @locked */
 	struct folio_batch release;
 	bool isolated;		/* the folios were taken off their LRU list */
@@ -616,6 +617,8 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 		 */
 		if (b->budget & (1UL << i))
 			tc->level_left += nr;
+		if (b->cut & (1UL << i))
+			tc->cut_failed += nr;
 		folio_unlock(folio);
 		toss_keep(b, folio);
 	}
@@ -623,6 +626,7 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 	b->mapping = NULL;
 	b->count = 0;
 	b->budget = 0;
+	b->cut = 0;
 	b->pending = 0;
 }
 
@@ -633,7 +637,7 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
  */
 static void toss_queue(struct toss_batch *b, struct folio *folio,
 		       struct address_space *mapping, bool count, bool budget,
-		       struct toss_control *tc)
+		       bool cut, struct toss_control *tc)
 {
 	if (b->mapping != mapping ||
 	    (folio_batch_count(&b->locked) &&
@@ -644,6 +648,8 @@ static void toss_queue(struct toss_batch *b, struct folio *folio,
 		b->count |= 1UL << folio_batch_count(&b->locked);
 	if (budget)
 		b->budget |= 1UL << folio_batch_count(&b->locked);
+	if (cut)
+		b->cut |= 1UL << folio_batch_count(&b->locked);
 	b->pending += folio_nr_pages(folio);
 	if (!folio_batch_add(&b->locked, folio))
 		toss_flush(b, tc);
@@ -877,12 +883,14 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 				/* A colder folio stays: its place goes to the cutoff level. */
 				if (budgeted && !cut)
 					tc->level_left += nr;
+				if (cut)
+					tc->cut_failed += nr;
 				folio_put(folio);
 				continue;
 			}
 			if (cut)
 				tc->level_left -= nr;
-			toss_queue(&b, folio, mapping, count, budgeted, tc);
+			toss_queue(&b, folio, mapping, count, budgeted, cut, tc);
 			full = tc->nr_tossed + b.pending >= tc->nr_to_toss;
 		}
 		/* No folio stays locked across a reschedule. */
@@ -1082,7 +1090,7 @@ static bool toss_isolated(struct list_head *list, struct toss_scan *s,
 			toss_unisolate(folio, true, s->gen);
 			continue;
 		}
-		toss_queue(&b, folio, mapping, s->count, false, tc);
+		toss_queue(&b, folio, mapping, s->count, false, false, tc);
 		done = tc->nr_tossed + b.pending >= tc->nr_to_toss;
 	}
 	toss_flush(&b, tc);

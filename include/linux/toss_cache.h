@@ -43,6 +43,8 @@ struct mem_cgroup;
  *	level that could be tossed
  * @stop_pfn: a tossing walk whose cutoff level gave all it may ends
  *	here: nothing colder lies beyond (from @last_pfn)
+ * @cut_failed: pages of the cutoff level that a tossing walk took but
+ *	could not drop (locked, in use, dirtied meanwhile)
  * @counted: an LRU walk (@memcg) of this node in this toss counted why
  *	folios stayed: later ones do not count them again
  * @nr_scanned: file folios on the LRU looked at, in pages
@@ -79,6 +81,7 @@ struct toss_control {
 	unsigned long levels[TOSS_LEVELS];
 	unsigned long last_pfn[TOSS_LEVELS];
 	unsigned long stop_pfn;
+	unsigned long cut_failed;
 	bool counted;
 	unsigned long nr_scanned;
 	unsigned long nr_tossed;

@@ -418,7 +418,7 @@ struct toss_work {
 	bool count_first;		/* worker 0: a counting walk, then ... */
 	unsigned long share;		/* worker 0: ... a tossing walk of this */
 	bool slab;			/* worker 0: ... which also shrinks slab */
-	unsigned long budget;		/* level_left the cutoff gave */
+	unsigned long cut_counted;	/* pages the cutoff level had */
 	atomic_t node_left;		/* worker 0: the node's walkers running */
 	struct completion node_done;	/* worker 0: all of them are done */
 	struct toss_turn turn;		/* worker 0: the node's turn */
@@ -816,18 +816,17 @@ static void toss_cutoff(struct toss_work *first, unsigned long share)
 	first[most].tc.level_left += part - given;
 	for (i = 0; i < n; i++) {
 		first[i].tc.nr_to_toss += first[i].tc.level_left;
-		first[i].budget = first[i].tc.level_left;
+		first[i].cut_counted = first[i].tc.levels[level];
 	}
 }
 
 /*
  * What is left to toss on a node after its tossing walk, by level, as the
  * counting walk saw it: nothing below the cutoff (taken, or kept for a
- * reason that holds), at the cutoff what its budget did not take (nothing,
- * if the node fell short: what is left there stays for a reason that
- * holds too), and everything above it.
+ * reason that holds), at the cutoff what was neither dropped nor found
+ * to stay, and everything above it.  Returns the pages.
  */
-static unsigned long toss_leftover(struct toss_work *first, bool short_of)
+static unsigned long toss_leftover(struct toss_work *first)
 {
 	unsigned long total = 0;
 	unsigned int i;
@@ -835,14 +834,16 @@ static unsigned long toss_leftover(struct toss_work *first, bool short_of)
 
 	for (i = 0; i < first->nr_workers; i++) {
 		struct toss_control *tc = &first[i].tc;
-		unsigned long used = first[i].budget - min(tc->level_left,
-							   first[i].budget);
+		unsigned long gone = tc->nr_tossed, below = 0;
 
-		for (l = 0; l < tc->level; l++)
+		for (l = 0; l < tc->level; l++) {
+			below += tc->levels[l];
 			tc->levels[l] = 0;
-		tc->levels[tc->level] -= min(tc->levels[tc->level], used);
-		if (short_of)
-			tc->levels[tc->level] = 0;
+		}
+		/* What went beyond the levels below came from the cutoff. */
+		gone = gone > below ? gone - below : 0;
+		tc->levels[tc->level] = first[i].cut_counted -
+					min(first[i].cut_counted, gone + tc->cut_failed);
 		for (l = 0; l < TOSS_LEVELS; l++)
 			total += tc->levels[l];
 	}
@@ -891,8 +892,9 @@ static int toss_nodes_cgroup(struct toss_work *tw, int nr,
  * a counting walk, then a tossing walk that takes the node's share coldest
  * first (toss_cutoff()).  The amount is shared evenly among the nodes, no
  * node more than it lacks for its free= target; what a node could not give
- * is shared, in one more round of tossing walks only, among the nodes that
- * have more, by what their counting walks found left.  Slab,
+ * (less cache than its share, or pages that turned out to stay) is shared
+ * among the nodes that have more, in another tossing walk of those, and
+ * a last one of any level if that still falls short.  Slab,
  * if asked for, is shrunk once on every node, with its first round.
  */
 static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
@@ -903,7 +905,7 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 	unsigned long *need = NULL, *share = NULL, left = req->nr_pages;
 	bool whole = req->nr_pages == ULONG_MAX && !req->free_pages;
 	struct toss_work *tw = NULL;
-	int nr, n, i, k, w, ret;
+	int nr, n, i, k, w, round, ret;
 
 	if (!zalloc_cpumask_var(&job.writer_cpus, GFP_KERNEL))
 		return -ENOMEM;
@@ -983,33 +985,41 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 		goto out;
 
 	/*
-	 * What nodes could not give goes to those that have more, by what
-	 * their counting walks found above what they took.
+	 * What nodes could not give goes to those that have more: first
+	 * coldest first, by what their counting walks found above what they
+	 * took; then, if pages that turned out to stay still leave it short,
+	 * of any level.  A node that did not walk in a round keeps its need
+	 * and its levels.
 	 */
-	for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
-		unsigned long tossed = 0;
+	for (round = 1; round <= 2 && !ret && left; round++) {
+		for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
+			unsigned long tossed = 0;
 
-		for (w = 0; w < tw[i].nr_workers; w++)
-			tossed += tw[i + w].tc.nr_tossed;
-		if (!share[k] || tossed >= need[k])
-			need[k] = 0;
-		else
-			need[k] = min(need[k] - tossed,
-				      toss_leftover(&tw[i], tossed < share[k]));
-	}
-	toss_fill(left, need, share, n);
-	for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
-		for (w = 0; w < tw[i].nr_workers; w++) {
-			toss_prepare(&tw[i + w], share[k], NULL, cs, &job, false);
-			tw[i + w].run = share[k];
+			if (!tw[i].run)
+				continue;
+			for (w = 0; w < tw[i].nr_workers; w++)
+				tossed += tw[i + w].tc.nr_tossed;
+			need[k] = need[k] > tossed ?
+				  min(need[k] - tossed, toss_leftover(&tw[i])) : 0;
 		}
-		if (share[k])
-			toss_cutoff(&tw[i], share[k]);
-	}
-	ret = toss_round(tw, nr, &job);
-	for (i = 0; i < nr; i++)
-		if (tw[i].run)
+		toss_fill(left, need, share, n);
+		for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
+			for (w = 0; w < tw[i].nr_workers; w++) {
+				toss_prepare(&tw[i + w], share[k], NULL, cs, &job,
+					     false);
+				tw[i + w].run = share[k];
+			}
+			if (share[k] && round == 1)
+				toss_cutoff(&tw[i], share[k]);
+		}
+		ret = toss_round(tw, nr, &job);
+		for (i = 0; i < nr; i++) {
+			if (!tw[i].run)
+				continue;
 			toss_account(&tw[i], st, sum);
+			left -= min(left, tw[i].tc.nr_tossed);
+		}
+	}
 out:
 	kfree(need);
 	kfree(share);
