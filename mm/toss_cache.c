@@ -875,6 +875,9 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 			if (nr > left) {
 				if (left)
 					tc->nr_too_big += nr;
+				/* Where to come back if the budget comes back. */
+				else if (cut && !tc->resume_pfn)
+					tc->resume_pfn = pfn + 1 - nr;
 				folio_put(folio);
 				continue;
 			}
@@ -906,27 +909,50 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 	return ret;
 }
 
+/* This worker's part of the node from @from to @end: all, or its stripes. */
+static int toss_node_span(int nid, struct toss_control *tc,
+			  unsigned long from, unsigned long end)
+{
+	unsigned long pfn, step;
+	int ret = 0;
+
+	if (tc->nr_workers <= 1)
+		return toss_range(nid, tc, from, end);
+	step = (unsigned long)tc->nr_workers * TOSS_STRIPE;
+	pfn = ALIGN_DOWN(tc->start_pfn, TOSS_STRIPE) + tc->worker * TOSS_STRIPE;
+	for (; pfn < end && !ret && tc->nr_tossed < tc->nr_to_toss; pfn += step)
+		if (pfn + TOSS_STRIPE > from)
+			ret = toss_range(nid, tc, max(pfn, from),
+					 min(pfn + TOSS_STRIPE, end));
+	return ret;
+}
+
 /*
  * One walk of the node: all of its pfns, or this worker's stripes of
  * them.  A counting walk tosses nothing and adds up in @tc->levels what
  * could be tossed; a tossing walk takes the folios of the levels up to
- * @tc->level, with the budgets the counting walk gave.
+ * @tc->level, with the budgets the counting walk gave.  When folios it
+ * took turn out to stay, their budget goes back to the cutoff level: if
+ * the walk has passed the last folios of that level by then, it goes on
+ * from the first one it left for want of budget (part of the walk again,
+ * not a new one).
  */
 static int toss_node_pass(int nid, struct toss_control *tc)
 {
-	unsigned long start = tc->start_pfn, end = tc->end_pfn, pfn, step;
-	int ret = 0;
+	unsigned long start = tc->start_pfn, end = tc->end_pfn, resume;
+	int ret;
 
-	if (start >= end)
+	if (start >= end) {
 		toss_node_range(nid, &start, &end);
+		tc->start_pfn = start;
+	}
 	tc->nr_walks++;
-	if (tc->nr_workers <= 1)
-		return toss_range(nid, tc, start, end);
-	step = (unsigned long)tc->nr_workers * TOSS_STRIPE;
-	pfn = ALIGN_DOWN(start, TOSS_STRIPE) + tc->worker * TOSS_STRIPE;
-	for (; pfn < end && !ret && tc->nr_tossed < tc->nr_to_toss; pfn += step)
-		ret = toss_range(nid, tc, max(pfn, start),
-				 min(pfn + TOSS_STRIPE, end));
+	ret = toss_node_span(nid, tc, start, end);
+	resume = tc->resume_pfn;
+	if (!ret && resume && tc->level_left && tc->nr_tossed < tc->nr_to_toss) {
+		tc->stop_pfn = end;
+		ret = toss_node_span(nid, tc, resume, end);
+	}
 	return ret;
 }
 
@@ -1057,6 +1083,7 @@ static unsigned int toss_isolate(struct toss_scan *s, struct list_head *dst,
 	}
 	__mod_node_page_state(lruvec_pgdat(lruvec), NR_ISOLATED_FILE, isolated);
 	spin_unlock_irq(&lruvec->lru_lock);
+	tc->max_hold = max(tc->max_hold, looked);
 	return looked;
 }
 

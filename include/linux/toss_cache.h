@@ -45,6 +45,8 @@ struct mem_cgroup;
  *	here: nothing colder lies beyond (from @last_pfn)
  * @cut_failed: pages of the cutoff level that a tossing walk took but
  *	could not drop (locked, in use, dirtied meanwhile)
+ * @resume_pfn: the first folio of the cutoff level a tossing walk left
+ *	for want of budget, 0 if none
  * @counted: an LRU walk (@memcg) of this node in this toss counted why
  *	folios stayed: later ones do not count them again
  * @nr_scanned: file folios on the LRU looked at, in pages
@@ -57,6 +59,8 @@ struct mem_cgroup;
  * @nr_too_big: pages of folios left because they were bigger than what was
  *	left to toss
  * @nr_walks: walks of the node's page frames made
+ * @max_hold: the most folios an LRU walk looked at under one hold of an
+ *	LRU lock
  *
  * The caller sets everything above @nr_scanned and zeroes the counters;
  * toss_node_cache() adds to them.  A toss of part of a node costs at most
@@ -82,6 +86,7 @@ struct toss_control {
 	unsigned long last_pfn[TOSS_LEVELS];
 	unsigned long stop_pfn;
 	unsigned long cut_failed;
+	unsigned long resume_pfn;
 	bool counted;
 	unsigned long nr_scanned;
 	unsigned long nr_tossed;
@@ -92,6 +97,7 @@ struct toss_control {
 	unsigned long nr_slab;
 	unsigned long nr_too_big;
 	unsigned int nr_walks;
+	unsigned int max_hold;
 };
 
 /**

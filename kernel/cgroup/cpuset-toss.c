@@ -20,10 +20,12 @@
  *   nodes=<list>	only these nodes, which must all be in the cpuset's
  *			cpuset.mems.effective and have memory
  *   free=<size>	on each node, stop once it has <size> bytes free;
- *			-EAGAIN if a node could not get there
+ *			-EAGAIN if a node could not get there; not with
+ *			scope=cgroup
  *   scope=node		all the page cache of the nodes (the default)
  *   scope=cgroup	only page cache charged to this cgroup's memory
- *			controller subtree, memory.min/low respected
+ *			controller subtree, each memcg giving only what
+ *			lies above its memory.min/low protection
  *   slab=0|1		also shrink the nodes' reclaimable slab (dentries,
  *			inodes) through NUMA-aware shrinkers; default 0
  *
@@ -39,12 +41,12 @@
  * tossed per node, and what the last toss scanned, tossed and kept, who
  * asked for it, how long it took and how it ended.
  *
- * Locking: the cpuset's effective mems are read once under cpuset_mutex,
+ * Locking: the cpuset's effective mems are read once under callback_lock,
  * then every lock is dropped before any page is looked at, and the file's
  * active reference is broken (the css stays pinned), so that rmdir never
  * waits for a toss: the toss sees its cgroup dying and stops.  The walk
  * itself (mm/toss_cache.c) holds no lock across batches of pages,
- * reschedules regularly and stops on a fatal signal.
+ * reschedules regularly and stops on any signal, as memory.reclaim does.
  */
 
 #include <linux/capability.h>
@@ -894,7 +896,8 @@ static int toss_nodes_cgroup(struct toss_work *tw, int nr,
  * node more than it lacks for its free= target; what a node could not give
  * (less cache than its share, or pages that turned out to stay) is shared
  * among the nodes that have more, in another tossing walk of those, and
- * a last one of any level if that still falls short.  Slab,
+ * if that still falls short, all that is wanted to one node after the
+ * other, of any level.  Slab,
  * if asked for, is shrunk once on every node, with its first round.
  */
 static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
@@ -986,12 +989,15 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 
 	/*
 	 * What nodes could not give goes to those that have more: first
-	 * coldest first, by what their counting walks found above what they
-	 * took; then, if pages that turned out to stay still leave it short,
-	 * of any level.  A node that did not walk in a round keeps its need
-	 * and its levels.
+	 * coldest first, shared among them by what their counting walks found
+	 * above what they took; then, if that still falls short (pages that
+	 * turned out to stay, large folios bigger than a share), all that is
+	 * wanted to one node after the other, of any level.  A node that did
+	 * not walk in a round keeps its need and its levels.
 	 */
-	for (round = 1; round <= 2 && !ret && left; round++) {
+	for (round = 1; !ret && left && round < 2 + n; round++) {
+		int only = round - 2;	/* the node of a last round, or < 0 */
+
 		for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
 			unsigned long tossed = 0;
 
@@ -1002,14 +1008,17 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 			need[k] = need[k] > tossed ?
 				  min(need[k] - tossed, toss_leftover(&tw[i])) : 0;
 		}
-		toss_fill(left, need, share, n);
+		if (only < 0)
+			toss_fill(left, need, share, n);
 		for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
+			if (only >= 0)
+				share[k] = k == only ? min(left, need[k]) : 0;
 			for (w = 0; w < tw[i].nr_workers; w++) {
 				toss_prepare(&tw[i + w], share[k], NULL, cs, &job,
 					     false);
 				tw[i + w].run = share[k];
 			}
-			if (share[k] && round == 1)
+			if (share[k] && only < 0)
 				toss_cutoff(&tw[i], share[k]);
 		}
 		ret = toss_round(tw, nr, &job);
@@ -1062,8 +1071,10 @@ static struct cgroup_subsys_state *toss_memcg_css(struct cpuset *cs)
  * ask for, share one budget, so that making cgroups does not make room for
  * more: drop_caches' pace, what was suppressed counted in the next line.
  */
-static DEFINE_RATELIMIT_STATE(toss_cgroup_rs, DEFAULT_RATELIMIT_INTERVAL,
-			      DEFAULT_RATELIMIT_BURST);
+static struct ratelimit_state toss_cgroup_rs =
+	RATELIMIT_STATE_INIT_FLAGS(toss_cgroup_rs, DEFAULT_RATELIMIT_INTERVAL,
+				   DEFAULT_RATELIMIT_BURST,
+				   RATELIMIT_MSG_ON_RELEASE);
 static atomic_t toss_cgroup_missed = ATOMIC_INIT(0);
 
 /*
@@ -1135,13 +1146,15 @@ static int toss_snapshot_nodes(struct cpuset *cs, nodemask_t *nodes)
  * so that removing the cgroup never waits for it: the toss sees the cgroup
  * dying and stops at its next batch.
  *
- * Context: Process context, may sleep; takes and drops cpuset_mutex.
+ * Context: Process context, may sleep; takes and drops callback_lock, and
+ * gives up kernfs' @of->mutex for the toss.
  * Return: @nbytes on success, -EINVAL for bad input, -ERANGE for a size
  * that does not fit in 64 bits, -EPERM without CAP_SYS_ADMIN (scope=node),
  * -EOPNOTSUPP for scope=cgroup without the memory controller on the
- * cgroup, -ENODEV for a cpuset going away (before the toss or during it),
- * -EINTR on a fatal signal, -EAGAIN when a limited toss dropped less than
- * asked or a node could not reach its free= target.
+ * cgroup, -ENODEV for a cpuset going away (before the toss or during it)
+ * or whose own nodes are none of its effective ones, -EINTR on a signal,
+ * -EAGAIN when a limited toss dropped less than asked or a node could not
+ * reach its free= target.
  */
 ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 				size_t nbytes, loff_t off)

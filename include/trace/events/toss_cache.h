@@ -55,7 +55,8 @@ TRACE_EVENT(toss_node_end,
 			     __field(int, ret)
 			     __field(unsigned long, nr_too_big)
 			     __field(unsigned long, nr_slab)
-			     __field(unsigned int, walks)),
+			     __field(unsigned int, walks)
+			     __field(unsigned int, max_hold)),
 
 	    TP_fast_assign(__entry->cgroup_id = tc->cgroup_id;
 			   __entry->nid = nid;
@@ -69,14 +70,15 @@ TRACE_EVENT(toss_node_end,
 			   __entry->ret = ret;
 			   __entry->nr_too_big = tc->nr_too_big;
 			   __entry->nr_slab = tc->nr_slab;
-			   __entry->walks = tc->nr_walks;),
+			   __entry->walks = tc->nr_walks;
+			   __entry->max_hold = tc->max_hold;),
 
-	    TP_printk("cgroup_id=%llu nid=%d nr_scanned=%lu nr_tossed=%lu nr_dirty=%lu nr_writeback=%lu nr_mapped=%lu nr_busy=%lu duration_ns=%llu ret=%d nr_too_big=%lu nr_slab=%lu walks=%u",
+	    TP_printk("cgroup_id=%llu nid=%d nr_scanned=%lu nr_tossed=%lu nr_dirty=%lu nr_writeback=%lu nr_mapped=%lu nr_busy=%lu duration_ns=%llu ret=%d nr_too_big=%lu nr_slab=%lu walks=%u max_hold=%u",
 		      __entry->cgroup_id, __entry->nid, __entry->nr_scanned,
 		      __entry->nr_tossed, __entry->nr_dirty, __entry->nr_writeback,
 		      __entry->nr_mapped, __entry->nr_busy, __entry->duration_ns,
 		      __entry->ret, __entry->nr_too_big, __entry->nr_slab,
-		      __entry->walks)
+		      __entry->walks, __entry->max_hold)
 );
 
 #endif /* _TRACE_TOSS_CACHE_H */
