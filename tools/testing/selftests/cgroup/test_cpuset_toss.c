@@ -3007,6 +3007,36 @@ static unsigned long trace_cpus(const char *trace)
 }
 
 /*
+ * The CPUs that ran toss work (trace_cpus()) while @cg was written each of
+ * the @n requests of @req in turn, the nodes in @fill filled before each
+ * (-EAGAIN is fine: only where the work ran matters).  -1 on a failure.
+ */
+static long traced_cpus(const char *cg, const char * const *req, int n,
+			unsigned long fill)
+{
+	static char trace[1 << 16];
+	int i, node, err;
+
+	if (trace_start())
+		return -1;
+	for (i = 0; i < n; i++) {
+		for (node = 0; node < nr_nodes; node++)
+			if ((fill & (1UL << node)) && fill_node(node, node_file[node]))
+				goto fail;
+		err = toss(cg, req[i]);
+		if (err && err != -EAGAIN)
+			goto fail;
+	}
+	trace_stop();
+	if (trace_read(trace, sizeof(trace)) <= 0)
+		return -1;
+	return trace_cpus(trace);
+fail:
+	trace_stop();
+	return -1;
+}
+
+/*
  * Toss work never runs on an isolated CPU: the CPUs of isolcpus= when the
  * kernel was booted with it, otherwise those of an isolated partition made
  * here (CPU 2, node 2's only CPU).  Node 2 is tossed, alone and with the
@@ -3015,10 +3045,11 @@ static unsigned long trace_cpus(const char *trace)
  */
 static int test_toss_isolated(const char *root)
 {
-	static char trace[1 << 16];
+	static const char * const req[] = { "1 nodes=2", "1", "1 nodes=2", "1" };
 	char buf[256], *cg = NULL, *iso = NULL;
-	unsigned long isolated = 0, ran;
-	int ret = KSFT_FAIL, i;
+	unsigned long isolated = 0;
+	int ret = KSFT_FAIL;
+	long ran;
 
 	if (read_text("/sys/devices/system/cpu/isolated", buf, sizeof(buf)) > 0)
 		isolated = cpu_list_mask(buf);
@@ -3036,19 +3067,11 @@ static int test_toss_isolated(const char *root)
 		isolated = 1UL << 2;
 	}
 	cg = make_cpuset("job", "0-3");
-	if (!cg || trace_start())
+	if (!cg)
 		goto cleanup;
-	for (i = 0; i < 4; i++) {
-		if (fill_node(2, node_file[2]) ||
-		    toss(cg, i & 1 ? "1" : "1 nodes=2"))
-			goto cleanup;
-	}
-	trace_stop();
-	if (trace_read(trace, sizeof(trace)) <= 0)
-		goto cleanup;
-	ran = trace_cpus(trace);
+	ran = traced_cpus(cg, req, 4, 1UL << 2);
 	ksft_print_msg("toss work ran on CPUs %#lx, isolated %#lx\n", ran, isolated);
-	if (!ran || (ran & isolated))
+	if (ran <= 0 || (ran & isolated))
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
@@ -3089,25 +3112,16 @@ static int toss_own_cgroup(const char *cgroup, void *arg)
  */
 static int test_toss_own_cpus(const char *root)
 {
-	static char trace[1 << 16];
+	static const char * const job_req[] = { "1", "64M" };
+	static const char * const sib_req[] = { "1", "1 nodes=2" };
 	char *job = NULL, *sib = NULL;
-	unsigned long ran;
-	int ret = KSFT_FAIL, i, err;
+	int ret = KSFT_FAIL;
+	long ran;
 
 	job = make_cpuset("job", "1-2");
-	if (!job || cg_write(job, "cpuset.cpus", "1") || trace_start())
+	if (!job || cg_write(job, "cpuset.cpus", "1"))
 		goto cleanup;
-	for (i = 0; i < 2; i++) {
-		if (fill_node(1, node_file[1]) || fill_node(2, node_file[2]))
-			goto cleanup;
-		err = toss(job, i ? "64M" : "1");
-		if (err && err != -EAGAIN)
-			goto cleanup;
-	}
-	trace_stop();
-	if (trace_read(trace, sizeof(trace)) <= 0)
-		goto cleanup;
-	ran = trace_cpus(trace);
+	ran = traced_cpus(job, job_req, 2, (1UL << 1) | (1UL << 2));
 	ksft_print_msg("cpus 1, mems 1-2: toss work ran on CPUs %#lx\n", ran);
 	if (ran != 1UL << 1)
 		goto cleanup;
@@ -3122,18 +3136,12 @@ static int test_toss_own_cpus(const char *root)
 		ksft_print_msg("cannot make CPU 2 a root partition\n");
 		goto cleanup;
 	}
-	if (cg_write(job, "cpuset.cpus", "0-1") || trace_start())
+	if (cg_write(job, "cpuset.cpus", "0-1"))
 		goto cleanup;
-	for (i = 0; i < 2; i++)
-		if (fill_node(2, node_file[2]) || toss(job, i ? "1 nodes=2" : "1"))
-			goto cleanup;
-	trace_stop();
-	if (trace_read(trace, sizeof(trace)) <= 0)
-		goto cleanup;
-	ran = trace_cpus(trace);
+	ran = traced_cpus(job, sib_req, 2, 1UL << 2);
 	ksft_print_msg("cpus 0-1, CPU 2 a sibling's partition: toss work ran on CPUs %#lx\n",
 		       ran);
-	if (!ran || (ran & (1UL << 2)))
+	if (ran <= 0 || (ran & (1UL << 2)))
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
