@@ -266,6 +266,24 @@ static int toss_parse(char *buf, struct toss_request *req)
 }
 
 /**
+ * cpuset_toss_open - open handler of cpuset.memory_toss_cache
+ * @of: the file being opened
+ *
+ * A toss can be long, and write(2) holds the file's position lock for the
+ * whole write when the open file is shared (FMODE_ATOMIC_POS), so that a
+ * second process or thread writing to the same open file would sleep
+ * uninterruptibly until the first toss ends.  Writes ignore the position:
+ * it needs no lock.
+ *
+ * Return: 0.
+ */
+int cpuset_toss_open(struct kernfs_open_file *of)
+{
+	of->file->f_mode &= ~FMODE_ATOMIC_POS;
+	return 0;
+}
+
+/**
  * cpuset_toss_alloc - allocate a cpuset's toss statistics
  * @cs: the cpuset, being created
  *
@@ -497,6 +515,7 @@ static void toss_work_walk(struct toss_work *tw)
 {
 	struct toss_work *first = tw - tw->worker;
 
+	lru_add_drain();
 	tw->ret = toss_node_cache(tw->nid, &tw->tc);
 	if (atomic_dec_and_test(&first->node_left))
 		complete(&first->node_done);
@@ -528,7 +547,11 @@ static bool toss_start(struct toss_work *tw)
 	if (IS_ERR(task))
 		return false;
 	tw->recheck = jiffies + TOSS_CPUS_RECHECK;
-	kthread_bind_mask(task, tw->cpus);
+	/*
+	 * Not kthread_bind_mask(): it waits, uninterruptibly, for the new
+	 * thread to be off the CPU kthreadd gave it, which may be busy.
+	 */
+	set_cpus_allowed_ptr(task, tw->cpus);
 	wake_up_process(task);
 	return true;
 }
@@ -1207,7 +1230,7 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	 * is used.  Another write to the same open file must not wait for
 	 * the whole toss in kernfs' of->mutex, uninterruptibly: it is given
 	 * up for the toss and taken again (nothing of @of that it protects
-	 * is used meanwhile).
+	 * is used meanwhile; see also cpuset_toss_open()).
 	 */
 	css_get(&cs->css);
 	kernfs_break_active_protection(of->kn);
@@ -1215,16 +1238,15 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 
 	start = ktime_get_ns();
 	/*
-	 * Folios still in per-CPU batches are not on the LRU yet.  A toss of
-	 * scope=node (privileged) drains every CPU's; one of scope=cgroup
-	 * drains only the writer's own, as memory.reclaim does until its
-	 * last retry, so that no one can make every CPU, isolated ones
-	 * included, run drain work on demand.
+	 * Folios still in per-CPU batches are not on the LRU yet.  Only the
+	 * CPUs that do the toss's work drain theirs (toss_work_walk(); here,
+	 * the writer for scope=cgroup), as memory.reclaim drains only the
+	 * local CPU until its last retry: no other CPU, isolated ones
+	 * included, is made to run drain work, and no write waits,
+	 * uninterruptibly, for a CPU that someone else keeps busy.  The
+	 * batches of other CPUs (a few dozen folios each) are left.
 	 */
-	if (req.scope_cgroup)
-		lru_add_drain();
-	else
-		lru_add_drain_all();
+	lru_add_drain();
 	ret = toss_nodes(&nodes, &req,
 			 memcg_css ? mem_cgroup_from_css(memcg_css) : NULL,
 			 cs, st, &sum);

@@ -4209,6 +4209,7 @@ struct sig_writers {
 	const char *req[NR_SIG_WRITERS];
 	double end[NR_SIG_WRITERS];	/* when the write returned; 0: not yet */
 	int err[NR_SIG_WRITERS];
+	int fd;				/* W1's toss file, open in the test */
 };
 
 static struct sig_writers *sw;
@@ -4225,12 +4226,27 @@ static int sig_writer(const char *cgroup, void *arg)
 
 	if (i == SIG_USR1 && sigaction(SIGUSR1, &sa, NULL))
 		return 1;
-	sw->err[i] = toss(sw->cg[i], sw->req[i]);
+	if (i == SIG_W1)
+		sw->err[i] = write(sw->fd, sw->req[i], strlen(sw->req[i])) < 0 ? -errno : 0;
+	else
+		sw->err[i] = toss(sw->cg[i], sw->req[i]);
 	sw->end[i] = now();
 	return 0;
 }
 
 #define NR_SIG_HOGS	3
+
+/* The state letter of task @pid in /proc (R, S, D, ...), 0 if unknown. */
+static char task_state(pid_t pid)
+{
+	char path[64], buf[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
 
 /* A busy loop on CPU @cpu, at the default priority, until killed. */
 static pid_t cpu_hog(int cpu)
@@ -4259,7 +4275,11 @@ static pid_t cpu_hog(int cpu)
  * (b) a writer waiting for node 2 in a cgroup being frozen: cgroup.events
  *     says "frozen 1" within 1 s;
  * (c) W2, "1 nodes=1-2" after W1, waits for node 2 without keeping node 1:
- *     W3, "1 nodes=1" after W2, returns at least 300 ms before W1 does.
+ *     W3, "1 nodes=1" after W2, returns at least 300 ms before W1 does;
+ * (d) a second write to W1's open file (the same file description) does
+ *     not sleep uninterruptibly behind W1's toss (kernfs' per-file mutex):
+ *     it is seen in state S waiting for node 2's turn, and SIGKILL ends
+ *     it before W1's toss does.
  */
 static int test_toss_signals(const char *root)
 {
@@ -4267,7 +4287,9 @@ static int test_toss_signals(const char *root)
 	static const char * const req[] = { "1 nodes=2", "1 nodes=1-2", "1 nodes=1", "1", "1" };
 	static const char * const names[] = { "w1", "w2", "w3", "usr1", "frozen" };
 	pid_t pids[NR_SIG_WRITERS] = { 0 }, hogs[NR_SIG_HOGS] = { 0 };
-	double tsig = 0, frozen_at = 0, start, setup = now();
+	double tsig = 0, frozen_at = 0, start, setup = now(), tkill = 0, twin_gone = 0;
+	char twin_path[PATH_MAX], twin_state = 0;
+	pid_t twin = 0;
 	char saved[16] = "";
 	int ret = KSFT_FAIL, bad = 0, i;
 	cpu_set_t all, set;
@@ -4276,6 +4298,7 @@ static int test_toss_signals(const char *root)
 	if (sw == MAP_FAILED || sched_getaffinity(0, sizeof(all), &all))
 		return KSFT_FAIL;
 	memset(sw, 0, sizeof(*sw));
+	sw->fd = -1;
 	for (i = 0; i < NR_SIG_WRITERS; i++) {
 		sw->cg[i] = make_cpuset(names[i], mems[i]);
 		sw->req[i] = req[i];
@@ -4290,6 +4313,10 @@ static int test_toss_signals(const char *root)
 	ksft_print_msg("node 2: %ld MiB of cache to toss\n",
 		       (resident_on(big_file, 2) + resident_all_on(2)) * page_size / MiB);
 	if (cg_write(sw->cg[SIG_W1], "cpuset.cpus", "2"))
+		goto cleanup;
+	snprintf(twin_path, sizeof(twin_path), "%s/%s", sw->cg[SIG_W1], TOSS_FILE);
+	sw->fd = open(twin_path, O_WRONLY);
+	if (sw->fd < 0)
 		goto cleanup;
 	for (i = 0; i < NR_SIG_HOGS; i++) {
 		hogs[i] = cpu_hog(2);
@@ -4321,11 +4348,26 @@ static int test_toss_signals(const char *root)
 	kill(pids[SIG_USR1], SIGUSR1);
 	if (cg_write(sw->cg[SIG_FROZEN], "cgroup.freeze", "1"))
 		goto cleanup;
+	/* (d): a second write to W1's open file, behind W1's toss. */
+	twin = fork();
+	if (twin < 0)
+		goto cleanup;
+	if (!twin)
+		_exit(write(sw->fd, "1", 1) < 0 ? errno : 0);
 	/* Until W1 is done, and the others had a second and a half. */
 	while (now() < tsig + 30 && (!sw->end[SIG_W1] || now() < tsig + 1.5)) {
 		if (!frozen_at &&
 		    !cg_read_strstr(sw->cg[SIG_FROZEN], "cgroup.events", "frozen 1"))
 			frozen_at = now();
+		if (twin && now() > tsig + 0.3 && twin_state != 'S')
+			twin_state = task_state(twin);
+		if (twin && now() > tsig + 0.8 && !sw->end[SIG_W1]) {
+			tkill = now();
+			kill(twin, SIGKILL);
+			waitpid(twin, NULL, 0);
+			twin_gone = now();
+			twin = 0;
+		}
 		usleep(10000);
 	}
 	ksft_print_msg("W1 (1 nodes=2): %d after %.0f ms (set up in %.1f s)\n", sw->err[SIG_W1],
@@ -4354,13 +4396,28 @@ static int test_toss_signals(const char *root)
 		ksft_print_msg("(c) W3 (1 nodes=1): still waiting when W1 returned\n");
 	if (sw->err[SIG_W3] || !sw->end[SIG_W3] || sw->end[SIG_W3] > sw->end[SIG_W1] - 0.3)
 		bad |= 4;
+	if (twin_gone)
+		ksft_print_msg("(d) a second write to W1's file: %s, killed in %.0f ms, %s\n",
+			       twin_state == 'S' ? "seen in S" : "never seen in S",
+			       (twin_gone - tkill) * 1000,
+			       twin_gone < sw->end[SIG_W1] ? "before W1 returned" :
+			       "after W1 returned");
+	else
+		ksft_print_msg("(d) a second write to W1's file: %s\n",
+			       "not killed before W1 returned");
+	if (twin_state != 'S' || !twin_gone || twin_gone >= sw->end[SIG_W1])
+		bad |= 8;
 	if (bad)
-		ksft_print_msg("failed: %s%s%s\n", bad & 1 ? "(a) " : "",
-			       bad & 2 ? "(b) " : "", bad & 4 ? "(c)" : "");
+		ksft_print_msg("failed: %s%s%s%s\n", bad & 1 ? "(a) " : "",
+			       bad & 2 ? "(b) " : "", bad & 4 ? "(c) " : "",
+			       bad & 8 ? "(d)" : "");
 	else
 		ret = KSFT_PASS;
 cleanup:
 	setup = now();
+	reap(twin);
+	if (sw->fd >= 0)
+		close(sw->fd);
 	for (i = 0; i < NR_SIG_HOGS; i++)
 		reap(hogs[i]);
 	sched_setaffinity(0, sizeof(all), &all);
