@@ -1261,7 +1261,11 @@ static unsigned long toss_memcg_avail(struct mem_cgroup *target,
 	mem_cgroup_protection(target, memcg, &min, &low);
 	if (!min && !low)
 		return ULONG_MAX;
+#ifdef CONFIG_MEMCG
 	usage = page_counter_read(&memcg->memory);
+#else
+	usage = 0;
+#endif
 	if (!ignore_low && low > min) {
 		if (usage > min)
 			*low_held = true;
