@@ -911,6 +911,57 @@ static int toss_nodes_cgroup(struct toss_work *tw, int nr,
 }
 
 /*
+ * A free= target is a node's free memory when the toss ends, but others
+ * allocate meanwhile: a node found short of it gets one more tossing
+ * walk, coldest first, of what it lacks (and what its counting walk found
+ * left), no more than @left in all.  Returns 0 or the round's error.
+ */
+static int toss_top_up(struct toss_work *tw, int nr, int n,
+		       const struct toss_request *req, struct cpuset *cs,
+		       struct toss_job *job, struct cpuset_toss_stat *st,
+		       struct toss_control *sum, unsigned long left,
+		       unsigned long *need, unsigned long *share)
+{
+	bool any = false;
+	int i, k, w, ret;
+
+	for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
+		unsigned long free = toss_node_free_pages(tw[i].nid), avail = 0;
+		int l;
+
+		if (tw[i].run) {
+			avail = toss_leftover(&tw[i]);
+		} else {
+			for (w = 0; w < tw[i].nr_workers; w++)
+				for (l = 0; l < TOSS_LEVELS; l++)
+					avail += tw[i + w].tc.levels[l];
+		}
+		need[k] = free < req->free_pages ?
+			  min(req->free_pages - free, avail) : 0;
+		any |= need[k];
+	}
+	if (!any)
+		return 0;
+	if (left == ULONG_MAX)
+		memcpy(share, need, n * sizeof(*share));
+	else
+		toss_fill(left, need, share, n);
+	for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
+		for (w = 0; w < tw[i].nr_workers; w++) {
+			toss_prepare(&tw[i + w], share[k], NULL, cs, job, false);
+			tw[i + w].run = share[k];
+		}
+		if (share[k])
+			toss_cutoff(&tw[i], share[k]);
+	}
+	ret = toss_round(tw, nr, job);
+	for (i = 0; i < nr; i++)
+		if (tw[i].run)
+			toss_account(&tw[i], st, sum);
+	return ret;
+}
+
+/*
  * Toss up to @req->nr_pages over @nodes, never more.  A whole toss is one
  * walk of each node, shared by its workers.  A toss of part of it (an
  * amount, or a free memory target) is two walks of each node in one turn:
@@ -920,7 +971,8 @@ static int toss_nodes_cgroup(struct toss_work *tw, int nr,
  * (less cache than its share, or pages that turned out to stay) is shared
  * among the nodes that have more, in another tossing walk of those, and
  * if that still falls short, all that is wanted to one node after the
- * other, of any level.  Slab,
+ * other, of any level.  A node that others' allocations left short of its
+ * free= target gets one more tossing walk (toss_top_up()).  Slab,
  * if asked for, is shrunk once on every node, with its first round.
  */
 static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
@@ -1007,8 +1059,8 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 		if (left != ULONG_MAX)
 			left -= min(left, tw[i].tc.nr_tossed);
 	}
-	if (ret || left == ULONG_MAX || !left)
-		goto out;
+	if (left == ULONG_MAX)
+		goto top_up;
 
 	/*
 	 * What nodes could not give goes to those that have more: first
@@ -1052,6 +1104,9 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 			left -= min(left, tw[i].tc.nr_tossed);
 		}
 	}
+top_up:
+	if (!ret && req->free_pages && left)
+		ret = toss_top_up(tw, nr, n, req, cs, &job, st, sum, left, need, share);
 out:
 	kfree(need);
 	kfree(share);

@@ -4548,12 +4548,14 @@ static int trace_sum_walks(const char *trace, int nid)
  * to go through: on node 1, with 320 MiB mapped (kept), 192 MiB read three
  * times and 16 MiB only read ahead, "64M" takes all of the read-ahead
  * pages and 48 MiB of the warm file, with walks= of the trace adding up
- * to 2 at most, in at most 5 times the time of one walk of the node (a
+ * to 2 at most, in at most 6 times the time of one walk of the node (a
  * "1" that finds nothing to drop).  Each of the two walks pins and grades
  * the node's 208 MiB of clean cache, and the second drops 64 MiB, while
  * the "1" only pins the mapped pages and grades nothing: in the debug VM
- * the toss takes 4.1 to 4.3 of those walks, the code before the two walks
- * 6.1 to 8.2 (see the issue's 3x target, missed, in the README).
+ * the toss takes 3.7 to 4.5 of those walks, 5.6 with three VMs on the
+ * host's two cores; the code before the two walks took 6.1 to 8.2 (see
+ * the issue's 3x target, missed, in the README).  What fails on that code
+ * is walks=, the time only when the host is quiet.
  */
 static int test_toss_partial_walks(const char *root)
 {
@@ -4619,7 +4621,7 @@ static int test_toss_partial_walks(const char *root)
 		       a0, a1, dropped / 1024);
 	if (walks == -1)
 		ksft_print_msg("a toss_node_end of node 1 without walks=\n");
-	if (err || walks < 1 || walks > 2 || us * 2 > 5 * (walk_us[0] + walk_us[1]) ||
+	if (err || walks < 1 || walks > 2 || us * 2 > 6 * (walk_us[0] + walk_us[1]) ||
 	    a1 > a0 / 100 || dropped > 48 * MiB || dropped < 44 * MiB)
 		goto cleanup;
 	ret = KSFT_PASS;
