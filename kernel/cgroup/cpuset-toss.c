@@ -764,7 +764,8 @@ static int toss_split(const nodemask_t *nodes, const struct toss_request *req,
 /*
  * Share @amount among @n nodes, none more than its @cap: evenly (the
  * remainder page by page), a node that can give less than an even share
- * giving all it can and the others sharing the rest.
+ * giving all it can and the others sharing the rest.  An amount of
+ * ULONG_MAX (no amount, a free= target alone) gives each node its cap.
  */
 static void toss_fill(unsigned long amount, const unsigned long *cap,
 		      unsigned long *share, int n)
@@ -773,6 +774,10 @@ static void toss_fill(unsigned long amount, const unsigned long *cap,
 	bool capped;
 	int i, k;
 
+	if (amount == ULONG_MAX) {
+		memcpy(share, cap, n * sizeof(*share));
+		return;
+	}
 	for (i = 0; i < n; i++)
 		share[i] = ULONG_MAX;	/* not decided yet */
 	do {
@@ -942,10 +947,7 @@ static int toss_top_up(struct toss_work *tw, int nr, int n,
 	}
 	if (!any)
 		return 0;
-	if (left == ULONG_MAX)
-		memcpy(share, need, n * sizeof(*share));
-	else
-		toss_fill(left, need, share, n);
+	toss_fill(left, need, share, n);
 	for (i = 0, k = 0; i < nr; i += tw[i].nr_workers, k++) {
 		for (w = 0; w < tw[i].nr_workers; w++) {
 			toss_prepare(&tw[i + w], share[k], NULL, cs, job, false);
@@ -1034,10 +1036,7 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 				  req->free_pages - free : 0;
 		}
 	}
-	if (left == ULONG_MAX)
-		memcpy(share, need, n * sizeof(*share));
-	else
-		toss_fill(left, need, share, n);
+	toss_fill(left, need, share, n);
 
 	/*
 	 * Each node counts, then tosses its share, in one turn; a node whose

@@ -3006,6 +3006,15 @@ static unsigned long trace_cpus(const char *trace)
 	return mask;
 }
 
+/* Turn partition root @cg back into a member, and remove it. */
+static void destroy_partition(char *cg)
+{
+	if (!cg)
+		return;
+	cg_write(cg, "cpuset.cpus.partition", "member");
+	destroy(cg);
+}
+
 /*
  * The CPUs that ran toss work (trace_cpus()) while @cg was written each of
  * the @n requests of @req in turn, the nodes in @fill filled before each
@@ -3077,10 +3086,7 @@ static int test_toss_isolated(const char *root)
 cleanup:
 	trace_stop();
 	destroy(cg);
-	if (iso) {
-		cg_write(iso, "cpuset.cpus.partition", "member");
-		destroy(iso);
-	}
+	destroy_partition(iso);
 	return ret;
 }
 
@@ -3147,10 +3153,7 @@ static int test_toss_own_cpus(const char *root)
 cleanup:
 	trace_stop();
 	destroy(job);
-	if (sib) {
-		cg_write(sib, "cpuset.cpus.partition", "member");
-		destroy(sib);
-	}
+	destroy_partition(sib);
 	return ret;
 }
 
