@@ -3734,28 +3734,34 @@ out:
 }
 
 /*
- * The largest max_hold= of node @nid's toss_node_end events in @trace, or
- * -1 when one has none.
+ * The values of @field (" walks=", say) in node @nid's toss_node_end events
+ * in @trace: their sum into *@sum and their largest into *@most.  Returns
+ * how many events there are, or -1 if one has no @field.
  */
-static long trace_max_hold(const char *trace, int nid)
+static int trace_end_field(const char *trace, int nid, const char *field,
+			   long *sum, long *most)
 {
-	char want[32];
 	const char *p, *q, *eol;
-	long most = 0;
+	char want[32];
+	int ends = 0;
+	long v;
 
+	*sum = *most = 0;
 	snprintf(want, sizeof(want), " nid=%d ", nid);
 	for (p = strstr(trace, "toss_node_end:"); p; p = strstr(p + 1, "toss_node_end:")) {
 		eol = strchrnul(p, '\n');
 		q = strstr(p, want);
 		if (!q || q > eol)
 			continue;
-		q = strstr(p, " max_hold=");
+		q = strstr(p, field);
 		if (!q || q > eol)
 			return -1;
-		if (atol(q + strlen(" max_hold=")) > most)
-			most = atol(q + strlen(" max_hold="));
+		v = atol(q + strlen(field));
+		*sum += v;
+		*most = v > *most ? v : *most;
+		ends++;
 	}
-	return most;
+	return ends;
 }
 
 /* The lines of the irqsoff trace that say who held interrupts off. */
@@ -3796,7 +3802,7 @@ static void print_irqsoff_trace(void)
 static int test_toss_lru_bound(const char *root)
 {
 	char path[PATH_MAX], fn_trace[16] = "", *tenant = NULL, *hold = NULL, *trace = NULL;
-	long idle_irq, idle_max, toss_irq, toss_max, idle_late, toss_late, most;
+	long idle_irq, idle_max, toss_irq, toss_max, idle_late, toss_late, most, sum;
 	long npages = LRU_BOUND_SIZE / page_size, nr_cpus, mapped;
 	int ret = KSFT_FAIL, tosses, i;
 	pid_t holder = 0;
@@ -3887,7 +3893,8 @@ static int test_toss_lru_bound(const char *root)
 	trace_stop();
 	if (trace_read(trace, TRACE_BUF) < 0)
 		goto cleanup;
-	most = trace_max_hold(trace, 1);
+	if (trace_end_field(trace, 1, " max_hold=", &sum, &most) < 0)
+		most = -1;
 	ksft_print_msg("most folios looked at under one hold of the LRU lock: %ld (bound %d)\n",
 		       most, LRU_HOLD_MAX);
 	if (most < 1 || most > LRU_HOLD_MAX)
@@ -4516,31 +4523,6 @@ cleanup:
 	return ret;
 }
 
-/*
- * The walks= of node @nid's toss_node_end events in @trace, added up:
- * -1 if an end has no walks=, -2 if there is no end.
- */
-static int trace_sum_walks(const char *trace, int nid)
-{
-	const char *p, *q, *eol;
-	int sum = 0, ends = 0;
-	char want[32];
-
-	snprintf(want, sizeof(want), " nid=%d ", nid);
-	for (p = strstr(trace, "toss_node_end:"); p; p = strstr(p + 1, "toss_node_end:")) {
-		eol = strchrnul(p, '\n');
-		q = strstr(p, want);
-		if (!q || q > eol)
-			continue;
-		q = strstr(p, " walks=");
-		if (!q || q > eol)
-			return -1;
-		sum += atoi(q + strlen(" walks="));
-		ends++;
-	}
-	return ends ? sum : -2;
-}
-
 #define HELD_SIZE	(320 * MiB)
 #define WARM_SIZE	(192 * MiB)
 #define AHEAD_SIZE	(16 * MiB)
@@ -4564,8 +4546,8 @@ static int test_toss_partial_walks(const char *root)
 {
 	char held[PATH_MAX], warm[PATH_MAX], ahead[PATH_MAX], saved[16] = "";
 	char *cg = NULL, *fill = NULL, *hold = NULL, *trace = NULL;
-	long walk_us[2], us, w0, w1, a0, a1, dropped;
-	int ret = KSFT_FAIL, err, walks, i;
+	long walk_us[2], us, w0, w1, a0, a1, dropped, sum, most;
+	int ret = KSFT_FAIL, err, walks, ends, i;
 	pid_t holder = 0;
 
 	snprintf(held, sizeof(held), "%s/toss-held", dir);
@@ -4613,7 +4595,8 @@ static int test_toss_partial_walks(const char *root)
 	us = cg_read_key_long(cg, STAT_FILE, "last_duration_us ");
 	if (trace_read(trace, TRACE_BUF) < 0)
 		goto cleanup;
-	walks = trace_sum_walks(trace, 1);
+	ends = trace_end_field(trace, 1, " walks=", &sum, &most);
+	walks = ends > 0 ? sum : ends ? -1 : -2;
 	w1 = resident_on(warm, 1);
 	a1 = resident_on(ahead, 1);
 	dropped = (w0 - w1) * page_size;
