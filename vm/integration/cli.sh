@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by run: the cpuset-toss CLI and libcgroup's cgset.
+
+# --- cpuset-toss -----------------------------------------------------------
+
+mkjob() {	# mkjob <name> <mems>: a v2 cgroup under the root
+	mkdir -p $CG/"$1" && echo "$2" > $CG/"$1"/cpuset.mems
+}
+
+test_cli_path() {
+	mkjob job1 1 && fill || return 1
+	cpuset-toss job1 || return 1
+	expect_tossed 1 && expect_tosses $CG/job1 1
+}
+
+test_cli_json() {
+	local out
+	fill || return 1
+	out=$(cpuset-toss --json --nodes 1 /sys/fs/cgroup/job1) || return 1
+	log "$out"
+	echo "$out" | jq -e '.cgroup == "/job1" and .hierarchy == "v2" and .request == "1 nodes=1"
+		and .exit_code == 0 and ([.nodes[] | select(.target) | .node] == [1])
+		and .kernel.tossed_bytes >= 60 * 1048576' > /dev/null || return 1
+	expect_tossed 1 && expect_tosses $CG/job1 2
+}
+
+test_cli_pid() {
+	local pid rc
+	fill || return 1
+	mkjob job1/leaf 1 2>/dev/null
+	echo "+cpuset" > $CG/job1/cgroup.subtree_control
+	mkjob job1/leaf 1 || return 1
+	sleep 60 & pid=$!
+	echo $pid > $CG/job1/leaf/cgroup.procs
+	cpuset-toss --quiet --pid $pid; rc=$?
+	kill $pid
+	[ $rc = 0 ] && expect_tossed 1 && expect_tosses $CG/job1/leaf 1
+}
+
+test_cli_errors() {	# each refused write: its exit code, nothing dropped
+	local out rc bad=0
+	fill || return 1
+	out=$(cpuset-toss --write bogus job1 2>&1); rc=$?
+	log "bogus: $rc: $out"
+	[ $rc = 5 ] && [[ $out == *invalid* ]] || bad=1
+	out=$(cpuset-toss --nodes 0 job1 2>&1); rc=$?
+	log "node outside mems: $rc: $out"
+	[ $rc = 5 ] || bad=1
+	out=$(cpuset-toss nosuchjob 2>&1); rc=$?
+	log "no cgroup: $rc: $out"
+	[ $rc = 3 ] || bad=1
+	out=$(cpuset-toss --unit nosuch.service 2>&1); rc=$?
+	log "no unit: $rc: $out"
+	[ $rc = 3 ] || bad=1
+	# A delegated cgroup: nobody may write the file, but scope=node needs
+	# CAP_SYS_ADMIN: EPERM; scope=cgroup is allowed (and has no memcg).
+	chown nobody $CG/job1/cpuset.memory_toss_cache
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups cpuset-toss job1 2>&1); rc=$?
+	log "scope=node as nobody: $rc: $out"
+	[ $rc = 6 ] && [[ $out == *"not permitted"* ]] || bad=1
+	chown root $CG/job1/cpuset.memory_toss_cache
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups cpuset-toss job1 2>&1); rc=$?
+	log "not the owner: $rc: $out"
+	[ $rc = 6 ] || bad=1
+	out=$(cpuset-toss --size 99999999999999999999 job1 2>&1); rc=$?
+	log "a size beyond 64 bits: $rc: $out"
+	[ $rc = 5 ] && [[ $out == *ERANGE* ]] || bad=1
+	# job1/leaf (made by the pid test) has cpuset but not memory
+	out=$(cpuset-toss --scope cgroup job1/leaf 2>&1); rc=$?
+	log "scope=cgroup without the memory controller: $rc: $out"
+	[ $rc = 8 ] && [[ $out == *EOPNOTSUPP* ]] || bad=1
+	expect_tossed && expect_tosses $CG/job1 2 || bad=1
+	# more than node 1 holds: all of it goes, and the status says less
+	# than asked could be dropped
+	out=$(cpuset-toss --size 1G job1 2>&1); rc=$?
+	log "1G asked, node 1 holds less: $rc: $out"
+	[ $rc = 7 ] && [[ $out == *EAGAIN* ]] || bad=1
+	expect_tossed 1 && expect_tosses $CG/job1 3 || bad=1
+	return $bad
+}
+
+# --- libcgroup -------------------------------------------------------------
+
+test_cgset() {
+	local ctl=cpuset bad=0 out rc root=$CG
+	[ "$mode" = v1 ] && root=$CG/cpuset
+	cgcreate -g $ctl:cgjob && cgset -r cpuset.mems=1 cgjob || return 1
+	fill || return 1
+	cgset -r cpuset.memory_toss_cache=1 cgjob || return 1
+	expect_tossed 1 && expect_tosses $root/cgjob 1 || bad=1
+	fill || return 1
+	cgset -r "cpuset.memory_toss_cache=1 nodes=1" cgjob || return 1
+	expect_tossed 1 && expect_tosses $root/cgjob 2 || bad=1
+	fill || return 1
+	out=$(cgset -r "cpuset.memory_toss_cache=1 nodes=0" cgjob 2>&1); rc=$?
+	log "cgset, nodes outside the cpuset: status $rc: $out"
+	[ $rc != 0 ] || bad=1
+	out=$(cgset -r cpuset.memory_toss_cache=bogus cgjob 2>&1); rc=$?
+	log "cgset, bad input: status $rc: $out"
+	[ $rc != 0 ] || bad=1
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		cgset -r cpuset.memory_toss_cache=1 cgjob 2>&1); rc=$?
+	log "cgset as nobody, the file root's: status $rc: $out"
+	[ $rc != 0 ] || bad=1
+	# delegated to nobody: the write is refused by the kernel (EPERM:
+	# scope=node needs CAP_SYS_ADMIN), not by the file's mode
+	chown nobody $root/cgjob/cpuset.memory_toss_cache
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		cgset -r cpuset.memory_toss_cache=1 cgjob 2>&1); rc=$?
+	log "cgset as nobody, the file delegated to nobody: status $rc: $out"
+	[ $rc != 0 ] || bad=1
+	# Is it the open?  libcgroup opens the file to read and write it; the
+	# file is write-only, which root bypasses.  Made readable too, the
+	# write reaches the kernel:
+	chmod 0600 $root/cgjob/cpuset.memory_toss_cache
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		cgset -r cpuset.memory_toss_cache=1 cgjob 2>&1); rc=$?
+	log "cgset as nobody, the file delegated to nobody and made readable: status $rc: $out"
+	[ $rc != 0 ] || bad=1
+	chmod 0200 $root/cgjob/cpuset.memory_toss_cache
+	chown root $root/cgjob/cpuset.memory_toss_cache
+	expect_tossed && expect_tosses $root/cgjob 2 || bad=1
+	return $bad
+}
+
+test_v1_cli() {
+	mkdir -p $CG/cpuset/v1job && echo 1 > $CG/cpuset/v1job/cpuset.mems &&
+		cat $CG/cpuset/cpuset.cpus > $CG/cpuset/v1job/cpuset.cpus || return 1
+	fill || return 1
+	cpuset-toss v1job || return 1
+	expect_tossed 1 && expect_tosses $CG/cpuset/v1job 1 || return 1
+	local pid rc
+	fill || return 1
+	sleep 60 & pid=$!
+	echo $pid > $CG/cpuset/v1job/tasks
+	cpuset-toss --json --pid $pid | jq -e '.hierarchy == "v1" and .cgroup == "/v1job"' >/dev/null; rc=$?
+	kill $pid
+	[ $rc = 0 ] && expect_tossed 1 && expect_tosses $CG/cpuset/v1job 2
+}
+
+
+tests_cli() {
+	if [ "$mode" = v1 ]; then
+		t cgset-v1 test_cgset
+		t cpuset-toss-v1 test_v1_cli
+		return
+	fi
+	t cpuset-toss-path test_cli_path
+	t cpuset-toss-json test_cli_json
+	t cpuset-toss-pid test_cli_pid
+	t cpuset-toss-errors test_cli_errors
+	t cgset-v2 test_cgset
+}
