@@ -18,24 +18,27 @@ IMAGE      ?=
 export KSRC BASE_OK JOBS ACCEL VM_TIMEOUT
 
 # Where `make install` puts the userspace parts (cpuset-toss, the OCI hook,
-# the systemd generator and units, the Slurm plugin and prolog).
+# the systemd unit, the Slurm plugin).  The directories other programs
+# search do not follow PREFIX: hooks.d where podman and CRI-O look, the
+# plugin in Slurm's PluginDir, units where systemd's pkg-config file says.
 DESTDIR    ?=
 PREFIX     ?= /usr
 BINDIR     ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec/cpuset-toss
 MANDIR     ?= $(PREFIX)/share/man
+DOCDIR     ?= $(PREFIX)/share/doc/cpuset-toss
 SYSCONFDIR ?= /etc
-UNITDIR    ?= $(PREFIX)/lib/systemd/system
-GENDIR     ?= $(PREFIX)/lib/systemd/system-generators
-HOOKSDIR   ?= $(PREFIX)/share/containers/oci/hooks.d
+UNITDIR    ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+HOOKSDIR   ?= /usr/share/containers/oci/hooks.d
 MULTIARCH  := $(shell gcc -print-multiarch 2>/dev/null)
-SLURM_PLUGINDIR ?= $(PREFIX)/lib/$(MULTIARCH)/slurm-wlm
+SLURM_PLUGINDIR ?= /usr/lib/$(MULTIARCH)/slurm-wlm
 
 # Debian packages the harness needs; `make deps` installs what is missing.
 include $(TOP)/BASE
 PKGS := make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio xz-utils \
 	ccache git perl python3 qemu-system-x86 busybox-static bash-static \
-	e2fsprogs xfsprogs rsync fio stress-ng mmdebstrap libslurm-dev
+	e2fsprogs xfsprogs rsync fio stress-ng mmdebstrap libslurm-dev \
+	pkgconf dpkg-dev libjansson-dev libhwloc-dev libsystemd-dev clang
 ifeq ($(KSRC),)
 ifeq ($(BASE_OK),)
 PKGS += $(BASE_PKG)=$(BASE_VERSION)
@@ -64,14 +67,29 @@ STDIR       = $(SRC)/tools/testing/selftests
 
 USRC       := $(TOP)/userspace
 UOUT       := $(BUILD)/userspace
-UCFLAGS    ?= -O2 -g
-UCC         = gcc $(UCFLAGS) -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2 -I$(USRC) \
+# Debian's hardening flags (dpkg-buildflags, hardening=+all: stack
+# protector, fortify, relro and bindnow, PIE); CFLAGS, CPPFLAGS and
+# LDFLAGS from the command line or the environment win, as in a package.
+BFLAGS      = DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get
+ifeq ($(origin CFLAGS),undefined)
+CFLAGS     := $(shell $(BFLAGS) CFLAGS 2>/dev/null || echo -O2 -g)
+endif
+ifeq ($(origin CPPFLAGS),undefined)
+CPPFLAGS   := $(shell $(BFLAGS) CPPFLAGS 2>/dev/null)
+endif
+ifeq ($(origin LDFLAGS),undefined)
+LDFLAGS    := $(shell $(BFLAGS) LDFLAGS 2>/dev/null)
+endif
+ULIBS_PKG  := jansson hwloc
+UCC         = gcc $(CPPFLAGS) $(CFLAGS) -Wall -Wextra -Werror -I$(USRC) \
+	$(shell pkg-config --cflags $(ULIBS_PKG) 2>/dev/null) \
 	-DCPUSET_TOSS_BIN='"$(BINDIR)/cpuset-toss"'
+ULIBS       = $(shell pkg-config --libs $(ULIBS_PKG) 2>/dev/null)
 ULIB       := $(USRC)/toss.c $(USRC)/toss.h
 # The Slurm plugin needs libslurm-dev's <slurm/spank.h> (make deps installs
 # it); without it, `make install` installs everything else and says so.
 HAVE_SPANK := $(wildcard /usr/include/slurm/spank.h)
-UPROGS     := $(UOUT)/cpuset-toss $(UOUT)/cpuset-toss-oci-hook $(UOUT)/cpuset-toss-generator \
+UPROGS     := $(UOUT)/cpuset-toss $(UOUT)/cpuset-toss-oci-hook \
 	$(if $(HAVE_SPANK),$(UOUT)/cpuset_toss.so)
 DIMG       := $(BUILD)/debian.img
 DINST      := $(BUILD)/debian-install
@@ -197,39 +215,42 @@ vm-run-baseline: kernel-baseline $(VM_ROOT)
 # The userspace parts, built against the host's libc and libslurm-dev.
 userspace: $(UPROGS)
 
-$(UOUT)/cpuset-toss: $(USRC)/cpuset-toss.c $(ULIB)
+$(UOUT)/cpuset-toss: $(USRC)/cpuset-toss.c $(USRC)/toss-unit.c $(ULIB)
 	@mkdir -p $(@D)
-	$(UCC) -o $@ $(filter %.c,$^)
+	$(UCC) -o $@ $(filter %.c,$^) $(LDFLAGS) $(ULIBS) $(shell pkg-config --libs libsystemd)
 
 $(UOUT)/cpuset-toss-oci-hook: $(USRC)/oci-hook.c $(ULIB)
 	@mkdir -p $(@D)
-	$(UCC) -o $@ $(filter %.c,$^)
+	$(UCC) -o $@ $(filter %.c,$^) $(LDFLAGS) $(ULIBS)
 
-$(UOUT)/cpuset-toss-generator: $(USRC)/systemd/cpuset-toss-generator.c
-	@mkdir -p $(@D)
-	$(UCC) -o $@ $(filter %.c,$^)
-
+# Only the slurm_spank_* entry points are exported (the plugin's own
+# visibility attributes); slurmstepd dlopen()s it, mode 0644 like Slurm's.
 $(UOUT)/cpuset_toss.so: $(USRC)/slurm/cpuset_toss.c $(ULIB)
 	@mkdir -p $(@D)
-	$(UCC) -fPIC -shared -o $@ $(filter %.c,$^)
+	$(UCC) -fPIC -shared -fvisibility=hidden -o $@ $(filter %.c,$^) $(LDFLAGS) $(ULIBS)
 
-# Everything a site installs.  Paths follow each ecosystem: the generator
-# and units where systemd looks for a package's own, the hook where podman
-# and CRI-O look for hooks.d, the plugin in Debian's Slurm plugin directory.
+# Everything a site installs.  A configuration file that exists is never
+# overwritten; the policy file is not installed at all (its defaults are
+# the safe ones), an example goes to DOCDIR.
 install: userspace
 	install -D -m 0755 $(UOUT)/cpuset-toss $(DESTDIR)$(BINDIR)/cpuset-toss
 	install -D -m 0644 $(USRC)/man/cpuset-toss.8 $(DESTDIR)$(MANDIR)/man8/cpuset-toss.8
+	install -D -m 0644 $(USRC)/man/cpuset-toss.conf.5 $(DESTDIR)$(MANDIR)/man5/cpuset-toss.conf.5
+	install -D -m 0644 $(USRC)/cpuset-toss.conf.example $(DESTDIR)$(DOCDIR)/cpuset-toss.conf.example
+	# OCI hook
 	install -D -m 0755 $(UOUT)/cpuset-toss-oci-hook $(DESTDIR)$(LIBEXECDIR)/cpuset-toss-oci-hook
+	install -D -m 0644 $(USRC)/man/cpuset-toss-oci-hook.8 $(DESTDIR)$(MANDIR)/man8/cpuset-toss-oci-hook.8
 	sed 's|/usr/libexec/cpuset-toss|$(LIBEXECDIR)|' $(USRC)/oci/50-cpuset-toss.json | \
 		install -D -m 0644 /dev/stdin $(DESTDIR)$(HOOKSDIR)/50-cpuset-toss.json
-	install -D -m 0755 $(UOUT)/cpuset-toss-generator $(DESTDIR)$(GENDIR)/cpuset-toss-generator
+	# systemd
 	sed 's|/usr/bin/cpuset-toss|$(BINDIR)/cpuset-toss|' '$(USRC)/systemd/cpuset-toss@.service' | \
 		install -D -m 0644 /dev/stdin '$(DESTDIR)$(UNITDIR)/cpuset-toss@.service'
-	$(if $(HAVE_SPANK),install -D -m 0755 $(UOUT)/cpuset_toss.so $(DESTDIR)$(SLURM_PLUGINDIR)/cpuset_toss.so,\
+	# Slurm
+	$(if $(HAVE_SPANK),install -D -m 0644 $(UOUT)/cpuset_toss.so $(DESTDIR)$(SLURM_PLUGINDIR)/cpuset_toss.so,\
 		@echo 'install: no <slurm/spank.h> (libslurm-dev): the Slurm plugin is not built')
-	install -D -m 0755 $(USRC)/slurm/cpuset-toss-prolog $(DESTDIR)$(LIBEXECDIR)/cpuset-toss-prolog
-	install -D -m 0644 $(USRC)/slurm/plugstack.conf \
-		$(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/cpuset-toss.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/cpuset-toss.conf ] || \
+		install -D -m 0644 $(USRC)/slurm/plugstack.conf \
+			$(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/cpuset-toss.conf
 
 # The Debian 12 image of `make vm-run IMAGE=debian`: mmdebstrap's tree
 # (cached outside the clone) with `make install` over it.

@@ -213,7 +213,7 @@ fi
 
 # The userspace parts' own tests, on the host (no VM).
 if [ "$what" = all ] || [ "$what" = integration ]; then
-	echo "check: the host tests of the userspace parts (generator, Slurm plugin and prolog)"
+	echo "check: the host tests of the userspace parts (userspace/**/test-*.sh)"
 	"$here/scripts/userspace-tests.sh" "$BUILD/userspace" > "$res/userspace.out" 2>&1
 	grep -vE '^(pass|fail|skip) ' "$res/userspace.out" || true
 	grep -E '^(pass|fail|skip) ' "$res/userspace.out" > "$res/userspace.results"

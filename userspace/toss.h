@@ -20,20 +20,25 @@ enum {
 	TOSS_ENOCPUSET,		/* the cpuset controller is not on it */
 	TOSS_ENOFILE,		/* the kernel has no cpuset.memory_toss_cache */
 	TOSS_EUSAGE,		/* a bad argument of ours */
+	TOSS_EREFUSED,		/* the site's policy does not allow it */
+	TOSS_EPOLICY,		/* the policy file is unsafe or malformed */
 };
 
-/* Exit codes of cpuset-toss(8), documented in its man page. */
+/*
+ * Exit codes of every program and integration, from sysexits.h (systemd
+ * names them after their meaning in the journal); toss_exit_code() is the
+ * one errno-to-exit mapping, documented in cpuset-toss(8).
+ */
 enum {
 	TOSS_EXIT_OK = 0,
-	TOSS_EXIT_FAILURE = 1,	/* any other error (ENOMEM, EIO, ...) */
-	TOSS_EXIT_USAGE = 2,	/* bad command line */
-	TOSS_EXIT_NOCGROUP = 3,	/* cgroup, unit or pid not found, no cpuset */
-	TOSS_EXIT_NOFILE = 4,	/* kernel without cpuset.memory_toss_cache */
-	TOSS_EXIT_INVAL = 5,	/* EINVAL, ERANGE, E2BIG: request refused */
-	TOSS_EXIT_PERM = 6,	/* EPERM, EACCES, EROFS */
-	TOSS_EXIT_AGAIN = 7,	/* EAGAIN: less than asked could be dropped */
-	TOSS_EXIT_NOTSUP = 8,	/* EOPNOTSUPP: scope=cgroup, no memcg */
-	TOSS_EXIT_INTR = 9,	/* EINTR, ENODEV: interrupted, cgroup removed */
+	TOSS_EXIT_USAGE = 64,		/* EX_USAGE: bad command line */
+	TOSS_EXIT_INVAL = 65,		/* EX_DATAERR: EINVAL, ERANGE, E2BIG */
+	TOSS_EXIT_NOCGROUP = 66,	/* EX_NOINPUT: no cgroup, unit, pid, cpuset */
+	TOSS_EXIT_NOFILE = 69,		/* EX_UNAVAILABLE: kernel without the file */
+	TOSS_EXIT_FAILURE = 71,		/* EX_OSERR: any other error (ENOMEM, EIO) */
+	TOSS_EXIT_AGAIN = 75,		/* EX_TEMPFAIL: EAGAIN, EINTR, ENODEV */
+	TOSS_EXIT_PERM = 77,		/* EX_NOPERM: EPERM, EACCES, EROFS, refused */
+	TOSS_EXIT_CONFIG = 78,		/* EX_CONFIG: EOPNOTSUPP, bad policy file */
 };
 
 struct toss_cgroup {
@@ -59,12 +64,14 @@ struct toss_nodes {
   */
 int toss_cgroup_from_path(const char *path, struct toss_cgroup *cg,
 			  char *err, size_t errlen);
-/* The cpuset cgroup of a process, from /proc/PID/cgroup. */
+/* The cpuset cgroup of a process, from /proc/PID/cgroup; pid 0 is the
+ * caller.  A pid outside 1..pid_max is -TOSS_EUSAGE.
+ */
 int toss_cgroup_from_pid(pid_t pid, struct toss_cgroup *cg,
 			 char *err, size_t errlen);
-/* A systemd unit's cgroup, from its ControlGroup property
- * (systemctl show); the unit must be active.
-  */
+/* A systemd unit's cgroup, its ControlGroup property read from systemd
+ * over D-Bus (sd-bus); the unit must be active.
+ */
 int toss_cgroup_from_unit(const char *unit, struct toss_cgroup *cg,
 			  char *err, size_t errlen);
 
@@ -79,19 +86,31 @@ int toss_build_request(char *buf, size_t len, const char *size,
 		       const char *nodes, const char *free_target,
 		       const char *scope, int slab);
 
-/* Node lists "0-2,5" <-> bitmaps. */
+/* 1 for the root of the hierarchy or systemd's init.scope: a cgroup an
+ * integration never tosses for someone (its mems are every node).
+ */
+int toss_cgroup_is_shared(const struct toss_cgroup *cg);
+
+/* Node lists "0-2,5" <-> bitmaps (hwloc's list parser, nodes < 1024). */
 int toss_parse_list(const char *list, struct toss_nodes *n);
 void toss_format_list(const struct toss_nodes *n, char *buf, size_t len);
 int toss_node_isset(const struct toss_nodes *n, int node);
 void toss_node_set(struct toss_nodes *n, int node);
 
 /* The nodes with memory (/sys/devices/system/node/has_memory, else
- * online), a cgroup's cpuset.mems.effective, and the nodes whose CPUs
- * are in a CPU list ("1,3-4"), from /sys/devices/system/node.
-  */
+ * online), a cgroup's cpuset.mems.effective and cpuset.cpus.effective
+ * (a CPU list of any size, in buf), and the nodes with a CPU in a CPU
+ * list ("1,3-4") or with all of their CPUs in it (CPU-less nodes never),
+ * from /sys/devices/system/node.  CPU ids of any size.
+ */
 int toss_memory_nodes(struct toss_nodes *n);
 int toss_cgroup_mems(const struct toss_cgroup *cg, struct toss_nodes *n);
+int toss_cgroup_cpus(const struct toss_cgroup *cg, char *buf, size_t len);
 int toss_cpus_to_nodes(const char *cpulist, struct toss_nodes *n);
+int toss_nodes_within_cpus(const char *cpulist, struct toss_nodes *n);
+/* The number of CPUs in a CPU list, and of online CPUs; -errno. */
+int toss_cpulist_weight(const char *cpulist);
+int toss_online_cpus(void);
 
 /* FilePages of a node in bytes (/sys/devices/system/node/nodeN/meminfo). */
 int toss_node_file_bytes(int node, unsigned long long *bytes);
@@ -99,6 +118,71 @@ int toss_node_file_bytes(int node, unsigned long long *bytes);
 /* One cgroup's cpuset.memory_toss_cache.stat value ("tosses", ...). */
 int toss_stat_value(const struct toss_cgroup *cg, const char *key,
 		    long long *val);
+
+/*
+ * The site's policy for requests made on someone else's behalf (an OCI
+ * annotation, an srun option, a site default), cpuset-toss.conf(5): one
+ * root-owned file, "key = value" lines, "[oci-hook]" or "[slurm]" sections
+ * overriding the keys before them for that integration.
+ */
+#define TOSS_POLICY_FILE	"/etc/cpuset-toss/cpuset-toss.conf"
+#define TOSS_STATE_DIR		"/run/cpuset-toss"
+
+/* The keys a requester may give besides the amount. */
+#define TOSS_KEY_FREE		0x1
+#define TOSS_KEY_SLAB		0x2
+#define TOSS_KEY_SCOPE		0x4
+#define TOSS_KEY_NODES		0x8
+
+/* Which of the requester's nodes may be tossed. */
+enum toss_nodes_policy {
+	TOSS_NODES_NONE,	/* none: the integration never tosses */
+	TOSS_NODES_OWN,		/* pinned, and every CPU of the node is its */
+	TOSS_NODES_PINNED,	/* pinned: mems not every memory node */
+	TOSS_NODES_ANY,		/* all of its mems, even every node */
+};
+
+struct toss_policy {
+	unsigned int keys;		/* TOSS_KEY_*, default TOSS_KEY_FREE */
+	int nodes;			/* enum toss_nodes_policy, default OWN */
+	unsigned int min_interval;	/* s between tosses of a node, 60 */
+	unsigned int timeout;		/* s to wait for the kernel, 20 */
+	int strict;			/* 1: a failed toss fails the caller */
+	char request[TOSS_REQ_MAX];	/* the site default ("" : none) */
+};
+
+/* Load @section's policy from @path (NULL: TOSS_POLICY_FILE); defaults
+ * when the file does not exist.  A file not owned by root, writable by
+ * others, or malformed is -TOSS_EPOLICY: callers then toss nothing.
+ */
+int toss_policy_load(const char *path, const char *section,
+		     struct toss_policy *p, char *err, size_t errlen);
+
+/* Logging of the delegated path: priority as syslog(3)'s. */
+typedef void (*toss_log_fn)(void *arg, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A toss on a requester's behalf. */
+struct toss_delegate {
+	const struct toss_policy *policy;
+	const struct toss_cgroup *cg;	/* the requester's cgroup */
+	const char *request;		/* what the requester asked */
+	const char *cpus;		/* its CPUs; NULL: the cgroup's */
+	toss_log_fn log;		/* every decision is logged */
+	void *log_arg;
+	char written[TOSS_REQ_MAX];	/* out: what was written, or "" */
+	struct toss_nodes tossed;	/* out: the nodes asked for */
+};
+
+/*
+ * toss_delegated(): check the request against the policy (an amount,
+ * then only the keys it allows), choose the nodes (the cgroup's
+ * cpuset.mems.effective as the policy allows, less the nodes tossed less
+ * than min_interval ago), and write "<amount> [free=..] nodes=<list>" to
+ * the cgroup's file.  Return: 0 tossed, 1 nothing to toss (refused or no
+ * node left; logged why), or a negative error of the write or lookup.
+ */
+int toss_delegated(struct toss_delegate *d);
 
 /* A message for an error returned above, and its exit code. */
 const char *toss_strerror(int err);
