@@ -219,7 +219,7 @@ $(UOUT)/cpuset-toss: $(USRC)/cpuset-toss.c $(USRC)/toss-unit.c $(ULIB)
 	@mkdir -p $(@D)
 	$(UCC) -o $@ $(filter %.c,$^) $(LDFLAGS) $(ULIBS) $(shell pkg-config --libs libsystemd)
 
-$(UOUT)/cpuset-toss-oci-hook: $(USRC)/oci-hook.c $(ULIB)
+$(UOUT)/cpuset-toss-oci-hook: $(USRC)/oci-hook.c $(USRC)/oci-state.c $(USRC)/oci-state.h $(ULIB)
 	@mkdir -p $(@D)
 	$(UCC) -o $@ $(filter %.c,$^) $(LDFLAGS) $(ULIBS)
 
@@ -245,6 +245,11 @@ install: userspace
 	# systemd
 	sed 's|/usr/bin/cpuset-toss|$(BINDIR)/cpuset-toss|' '$(USRC)/systemd/cpuset-toss@.service' | \
 		install -D -m 0644 /dev/stdin '$(DESTDIR)$(UNITDIR)/cpuset-toss@.service'
+	install -D -m 0644 '$(USRC)/man/cpuset-toss@.service.8' '$(DESTDIR)$(MANDIR)/man8/cpuset-toss@.service.8'
+	for f in service slice request after; do \
+		sed 's|/usr/bin/cpuset-toss|$(BINDIR)/cpuset-toss|' $(USRC)/systemd/cpuset-toss-$$f.conf | \
+			install -D -m 0644 /dev/stdin $(DESTDIR)$(DOCDIR)/examples/cpuset-toss-$$f.conf || exit 1; \
+	done
 	# Slurm
 	$(if $(HAVE_SPANK),install -D -m 0644 $(UOUT)/cpuset_toss.so $(DESTDIR)$(SLURM_PLUGINDIR)/cpuset_toss.so,\
 		@echo 'install: no <slurm/spank.h> (libslurm-dev): the Slurm plugin is not built')

@@ -6,10 +6,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <jansson.h>
 
 #include "toss.h"
 
@@ -18,7 +21,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: cpuset-toss [OPTIONS] (CGROUP | --unit UNIT | --pid PID)\n"
+		"Usage: cpuset-toss [OPTIONS] (CGROUP | --unit UNIT | --pid PID | --self)\n"
 		"Drop the clean, unmapped page cache of a cpuset's NUMA nodes.\n\n"
 		"  -n, --nodes LIST    only these nodes (e.g. 1,3 or 0-2)\n"
 		"  -s, --size S        drop at most S bytes (K, M, G, T suffixes); default all\n"
@@ -28,34 +31,20 @@ static void usage(FILE *f)
 		"      --slab          also shrink unused dentries and inodes\n"
 		"  -w, --write REQ     write REQ as it is (e.g. \"1 free=2G\") instead\n"
 		"  -u, --unit UNIT     the cgroup of a systemd unit\n"
-		"  -p, --pid PID       the cgroup of a process\n"
+		"  -p, --pid PID       the cgroup of a process (1..kernel.pid_max)\n"
+		"      --self          the caller's own cgroup (an ExecStartPre=); never\n"
+		"                      the root cgroup or init.scope\n"
 		"  -j, --json          print the result as JSON\n"
 		"  -q, --quiet         print nothing but errors\n"
 		"  -h, --help          this help\n"
 		"  -V, --version       the version\n\n"
 		"CGROUP is a directory of the cgroup hierarchy that has the cpuset\n"
 		"controller, absolute or relative to its mount (\"/\" is its root).\n"
-		"Exit status: 0 done, 1 other error, 2 usage, 3 no such cgroup or no\n"
-		"cpuset there, 4 kernel without cpuset.memory_toss_cache, 5 request\n"
-		"refused as invalid, 6 not permitted, 7 less dropped than asked,\n"
-		"8 scope=cgroup without memory controller, 9 interrupted or cgroup\n"
-		"removed.  See cpuset-toss(8).\n");
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+		"Exit status (sysexits.h): 0 done, 64 usage, 65 request refused as\n"
+		"invalid, 66 no such cgroup, unit or process or no cpuset there, 69\n"
+		"kernel without cpuset.memory_toss_cache, 71 other error, 75 less\n"
+		"dropped than asked, interrupted or cgroup removed, 77 not permitted,\n"
+		"78 scope=cgroup without the memory controller.  See cpuset-toss(8).\n");
 }
 
 static double mib(unsigned long long b)
@@ -100,6 +89,10 @@ static const char *errno_name(int err)
 		return "no-toss-file";
 	case TOSS_EUSAGE:
 		return "usage";
+	case TOSS_EREFUSED:
+		return "refused";
+	case TOSS_EPOLICY:
+		return "policy";
 	default:
 		return "other";
 	}
@@ -131,6 +124,30 @@ static long long now_us(void)
 	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
+/* Print a JSON value on stdout, one line; the object is consumed. */
+static void json_print(json_t *o)
+{
+	if (!o || json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) ||
+	    putchar('\n') == EOF)
+		fprintf(stderr, "cpuset-toss: cannot write the JSON result\n");
+	json_decref(o);
+}
+
+/*
+ * A failure before anything was written: a message on stderr and, with
+ * --json, the same as an object on stdout.  Returns the exit code.
+ */
+static int fail(int json, int err, const char *msg)
+{
+	int code = toss_exit_code(err);
+
+	fprintf(stderr, "cpuset-toss: %s\n", msg);
+	if (json)
+		json_print(json_pack("{s:s, s:s, s:i}", "error", errno_name(err),
+				     "message", msg, "exit_code", code));
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -142,6 +159,7 @@ int main(int argc, char **argv)
 		{ "write", required_argument, NULL, 'w' },
 		{ "unit", required_argument, NULL, 'u' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "self", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -153,10 +171,15 @@ int main(int argc, char **argv)
 	unsigned long long before[TOSS_MAX_NODES], after[TOSS_MAX_NODES];
 	long long t0, t1, tosses0 = -1, tosses1 = -1, v;
 	struct toss_nodes memnodes, mems, want;
-	char req[TOSS_REQ_MAX], err[PATH_MAX + 256] = "";
-	int slab = 0, json = 0, quiet = 0, c, ret, node, targets;
+	char req[TOSS_REQ_MAX], err[PATH_MAX + 256] = "", msg[PATH_MAX + 512];
+	int slab = 0, json = 0, quiet = 0, self = 0, c, ret, node, i;
 	struct toss_cgroup cg;
 
+	/* --json is known before any error, so that every outcome is JSON */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			json = 1;
+	opterr = !json;
 	while ((c = getopt_long(argc, argv, "n:s:f:w:u:p:jqhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -183,6 +206,9 @@ int main(int argc, char **argv)
 		case 'p':
 			pidarg = optarg;
 			break;
+		case 'P':
+			self = 1;
+			break;
 		case 'j':
 			json = 1;
 			break;
@@ -196,57 +222,66 @@ int main(int argc, char **argv)
 			printf("cpuset-toss " VERSION "\n");
 			return TOSS_EXIT_OK;
 		default:
-			usage(stderr);
-			return TOSS_EXIT_USAGE;
+			if (!json)
+				usage(stderr);
+			snprintf(msg, sizeof(msg), "bad option %s", argv[optind - 1]);
+			return fail(json, -TOSS_EUSAGE, msg);
 		}
 	}
 	if (optind < argc)
 		path = argv[optind++];
-	if (optind < argc || !!path + !!unit + !!pidarg != 1) {
-		fprintf(stderr, "cpuset-toss: name exactly one cgroup: CGROUP, --unit or --pid\n");
-		usage(stderr);
-		return TOSS_EXIT_USAGE;
-	}
-	if (write_req && (nodes || size || free_target || scope || slab)) {
-		fprintf(stderr, "cpuset-toss: --write takes the whole request: no --nodes, --size, --free, --scope or --slab with it\n");
-		return TOSS_EXIT_USAGE;
-	}
+	if (optind < argc || !!path + !!unit + !!pidarg + self != 1)
+		return fail(json, -TOSS_EUSAGE,
+			    "name exactly one cgroup: CGROUP, --unit, --pid or --self");
+	if (write_req && (nodes || size || free_target || scope || slab))
+		return fail(json, -TOSS_EUSAGE,
+			    "--write takes the whole request: no --nodes, --size, --free, --scope or --slab with it");
 	if (scope && strcmp(scope, "node") && strcmp(scope, "cgroup")) {
-		fprintf(stderr, "cpuset-toss: --scope is node or cgroup, not '%s'\n", scope);
-		return TOSS_EXIT_USAGE;
+		snprintf(msg, sizeof(msg), "--scope is node or cgroup, not '%s'", scope);
+		return fail(json, -TOSS_EUSAGE, msg);
 	}
 	if (nodes && toss_parse_list(nodes, &want)) {
-		fprintf(stderr, "cpuset-toss: --nodes '%s' is not a node list such as 1,3 or 0-2\n", nodes);
-		return TOSS_EXIT_USAGE;
+		snprintf(msg, sizeof(msg), "--nodes '%s' is not a node list such as 1,3 or 0-2",
+			 nodes);
+		return fail(json, -TOSS_EUSAGE, msg);
 	}
 	if (write_req) {
 		if (snprintf(req, sizeof(req), "%s", write_req) >= (int)sizeof(req) || !req[0]) {
-			fprintf(stderr, "cpuset-toss: --write: empty or longer than %d bytes\n", TOSS_REQ_MAX - 1);
-			return TOSS_EXIT_USAGE;
+			snprintf(msg, sizeof(msg), "--write: empty or longer than %d bytes",
+				 TOSS_REQ_MAX - 1);
+			return fail(json, -TOSS_EUSAGE, msg);
 		}
 	} else if (toss_build_request(req, sizeof(req), size, nodes, free_target, scope, slab)) {
-		fprintf(stderr, "cpuset-toss: an option value is empty or holds a space\n");
-		return TOSS_EXIT_USAGE;
+		return fail(json, -TOSS_EUSAGE, "an option value is empty or holds a space");
 	}
 
 	if (unit) {
 		ret = toss_cgroup_from_unit(unit, &cg, err, sizeof(err));
-	} else if (pidarg) {
-		char *end;
-		long pid = strtol(pidarg, &end, 10);
+	} else if (pidarg || self) {
+		long long pid = 0;
+		char *end = NULL;
 
-		if (*end || pid <= 0) {
-			fprintf(stderr, "cpuset-toss: --pid '%s' is not a process id\n", pidarg);
-			return TOSS_EXIT_USAGE;
+		if (pidarg) {
+			errno = 0;
+			pid = strtoll(pidarg, &end, 10);
+			if (errno || end == pidarg || *end || pid <= 0 || pid > INT_MAX) {
+				snprintf(msg, sizeof(msg), "--pid '%s' is not a process id (1..%d)",
+					 pidarg, INT_MAX);
+				return fail(json, -TOSS_EUSAGE, msg);
+			}
 		}
 		ret = toss_cgroup_from_pid(pid, &cg, err, sizeof(err));
+		if (!ret && self && toss_cgroup_is_shared(&cg)) {
+			snprintf(err, sizeof(err),
+				 "--self: this process is in %s, the root cgroup or init.scope (on cgroup v1, systemd makes no cpuset cgroups): nothing is tossed",
+				 cg.rel);
+			ret = -TOSS_ENOCGROUP;
+		}
 	} else {
 		ret = toss_cgroup_from_path(path, &cg, err, sizeof(err));
 	}
-	if (ret) {
-		fprintf(stderr, "cpuset-toss: %s\n", err[0] ? err : toss_strerror(ret));
-		return toss_exit_code(ret);
-	}
+	if (ret)
+		return fail(json, ret, err[0] ? err : toss_strerror(ret));
 
 	memset(&memnodes, 0, sizeof(memnodes));
 	toss_memory_nodes(&memnodes);
@@ -271,26 +306,20 @@ int main(int argc, char **argv)
 		tosses1 = v;
 
 	if (json) {
-		printf("{\"cgroup\":");
-		json_str(cg.rel);
-		printf(",\"path\":");
-		json_str(cg.dir);
-		printf(",\"hierarchy\":\"%s\",\"request\":", cg.v1 ? "v1" : "v2");
-		json_str(req);
-		printf(",\"result\":");
-		json_str(toss_strerror(ret));
-		printf(",\"error\":\"%s\",\"exit_code\":%d,\"duration_us\":%lld,\"nodes\":[",
-		       errno_name(ret), toss_exit_code(ret), t1 - t0);
-		for (node = 0, targets = 0; node < TOSS_MAX_NODES; node++) {
-			if (!toss_node_isset(&memnodes, node))
-				continue;
-			printf("%s{\"node\":%d,\"target\":%s,\"file_bytes_before\":%llu,\"file_bytes_after\":%llu}",
-			       targets++ ? "," : "", node,
-			       toss_node_isset(&want, node) ? "true" : "false",
-			       before[node], after[node]);
-		}
-		printf("]");
-		if (tosses0 >= 0 && tosses1 == tosses0 + 1) {
+		json_t *o, *arr = json_array(), *kernel;
+
+		for (node = 0; node < TOSS_MAX_NODES; node++)
+			if (toss_node_isset(&memnodes, node))
+				json_array_append_new(arr, json_pack("{s:i, s:b, s:I, s:I}",
+					"node", node, "target", toss_node_isset(&want, node),
+					"file_bytes_before", (json_int_t)before[node],
+					"file_bytes_after", (json_int_t)after[node]));
+		o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o}",
+			      "cgroup", cg.rel, "path", cg.dir, "hierarchy", cg.v1 ? "v1" : "v2",
+			      "request", req, "result", toss_strerror(ret),
+			      "error", errno_name(ret), "exit_code", toss_exit_code(ret),
+			      "duration_us", (json_int_t)(t1 - t0), "nodes", arr);
+		if (o && tosses0 >= 0 && tosses1 == tosses0 + 1) {
 			static const char * const keys[] = {
 				"last_tossed_bytes", "last_scanned_bytes", "last_duration_us",
 				"last_dirty_bytes", "last_writeback_bytes", "last_mapped_bytes",
@@ -298,13 +327,16 @@ int main(int argc, char **argv)
 			};
 			size_t k;
 
-			printf(",\"kernel\":{");
+			kernel = json_object();
 			for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 				if (toss_stat_value(&cg, keys[k], &v) == 0)
-					printf("%s\"%s\":%lld", k ? "," : "", keys[k] + 5, v);
-			printf("}");
+					json_object_set_new(kernel, keys[k] + 5, json_integer(v));
+			json_object_set_new(o, "kernel", kernel);
 		}
-		printf("}\n");
+		json_print(o);
+		if (ret)
+			fprintf(stderr, "cpuset-toss: %s: %s (%s)\n", cg.rel, toss_strerror(ret),
+				errno_name(ret));
 	} else if (!quiet || ret) {
 		if (!quiet) {
 			printf("cgroup %s (cgroup %s), wrote \"%s\"\n", cg.rel, cg.v1 ? "v1" : "v2", req);

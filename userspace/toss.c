@@ -7,22 +7,24 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <hwloc.h>
 
 #include "toss.h"
 
 #define NODE_SYS	"/sys/devices/system/node"
 #define TOSS_FILE	"memory_toss_cache"
 #define BITS_PER_LONG	(8 * sizeof(unsigned long))
-
-extern char **environ;
 
 static void seterr(char *err, size_t len, const char *fmt, ...)
 {
@@ -227,7 +229,7 @@ int toss_cgroup_from_path(const char *path, struct toss_cgroup *cg,
 
 /**
  * toss_cgroup_from_pid() - the cpuset cgroup of a process
- * @pid: the process
+ * @pid: the process, 0 for the caller
  * @cg: filled in
  * @err: a message on failure
  * @errlen: its size
@@ -239,14 +241,25 @@ int toss_cgroup_from_pid(pid_t pid, struct toss_cgroup *cg,
 {
 	char path[64], line[PATH_MAX + 128], mnt[PATH_MAX], rel[PATH_MAX] = "";
 	int v1, np, ret, found = 0;
+	long long pid_max = 4194304;
 	FILE *f;
 
+	if (read_small("/proc/sys/kernel/pid_max", line, sizeof(line)) == 0)
+		pid_max = strtoll(line, NULL, 10);
+	if (pid < 0 || pid > pid_max) {
+		seterr(err, errlen, "pid %lld is outside 1..%lld (kernel.pid_max)",
+		       (long long)pid, pid_max);
+		return -TOSS_EUSAGE;
+	}
 	ret = find_mount(mnt, sizeof(mnt), &v1, &np);
 	if (ret) {
 		seterr(err, errlen, "no cgroup hierarchy with the cpuset controller is mounted");
 		return ret;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/cgroup");
 	f = fopen(path, "re");
 	if (!f) {
 		seterr(err, errlen, "no process %d", (int)pid);
@@ -285,60 +298,18 @@ int toss_cgroup_from_pid(pid_t pid, struct toss_cgroup *cg,
 }
 
 /**
- * toss_cgroup_from_unit() - a systemd unit's cgroup
- * @unit: the unit's name
- * @cg: filled in
- * @err: a message on failure
- * @errlen: its size
+ * toss_cgroup_is_shared() - a cgroup no integration tosses for someone
+ * @cg: the cgroup
  *
- * Asks systemctl for the unit's ControlGroup property: the path of its
- * cgroup in systemd's hierarchy, which is the unified one; with a v1
- * cpuset hierarchy the same path is looked for there.
+ * The root of the hierarchy (on cgroup v1 also where systemd's services
+ * sit in the cpuset hierarchy) and systemd's init.scope: their mems are
+ * every node, their tasks everyone's.
  *
- * Return: 0 or a negative error.
+ * Return: 1 or 0.
  */
-int toss_cgroup_from_unit(const char *unit, struct toss_cgroup *cg,
-			  char *err, size_t errlen)
+int toss_cgroup_is_shared(const struct toss_cgroup *cg)
 {
-	char *argv[] = { "systemctl", "show", "--property=ControlGroup", "--value",
-			 "--", (char *)unit, NULL };
-	char out[PATH_MAX] = "";
-	posix_spawn_file_actions_t fa;
-	int pfd[2], status, ret;
-	size_t got = 0;
-	ssize_t n;
-	pid_t pid;
-
-	if (pipe2(pfd, O_CLOEXEC))
-		return -errno;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
-	ret = posix_spawnp(&pid, "systemctl", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	if (ret) {
-		close(pfd[0]);
-		seterr(err, errlen, "cannot run systemctl: %s", strerror(ret));
-		return -ret;
-	}
-	while (got < sizeof(out) - 1 &&
-	       (n = read(pfd[0], out + got, sizeof(out) - 1 - got)) > 0)
-		got += n;
-	out[got] = '\0';
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	while (got > 0 && (out[got - 1] == '\n' || out[got - 1] == ' '))
-		out[--got] = '\0';
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		seterr(err, errlen, "systemctl show %s failed", unit);
-		return -TOSS_ENOCGROUP;
-	}
-	if (!got) {
-		seterr(err, errlen, "unit %s has no cgroup (is it loaded and active?)", unit);
-		return -TOSS_ENOCGROUP;
-	}
-	return set_cgroup(cg, out, err, errlen);
+	return !strcmp(cg->rel, "/") || !strcmp(cg->rel, "/init.scope");
 }
 
 /**
@@ -427,45 +398,56 @@ void toss_node_set(struct toss_nodes *n, int node)
 		n->bits[node / BITS_PER_LONG] |= 1UL << (node % BITS_PER_LONG);
 }
 
+/*
+ * A CPU or node list ("0-2,5", empty for none) as a hwloc bitmap, of any
+ * size.  hwloc's parser takes "3-" as "3 and above": refused, as is
+ * anything but digits, '-' and ','.  Return: 0 or -EINVAL.
+ */
+static int list_to_bitmap(const char *list, hwloc_bitmap_t map)
+{
+	size_t n = strspn(list, "0123456789-,");
+
+	if (list[n] && strcmp(list + n, "\n"))
+		return -EINVAL;
+	if (!n) {
+		hwloc_bitmap_zero(map);
+		return 0;
+	}
+	if (hwloc_bitmap_list_sscanf(map, list) < 0 || hwloc_bitmap_weight(map) < 0)
+		return -EINVAL;
+	/* hwloc accepts "1,,2", "-1" and "2-1" as lists: the kernel does not */
+	if (strstr(list, ",,") || list[0] == ',' || list[0] == '-' ||
+	    list[n - 1] == ',' || list[n - 1] == '-' || strstr(list, "--") ||
+	    strstr(list, ",-") || strstr(list, "-,"))
+		return -EINVAL;
+	return 0;
+}
+
 /**
- * toss_parse_list() - parse a list such as "0-2,5"
+ * toss_parse_list() - parse a node list such as "0-2,5"
  * @list: the list; empty is the empty set
  * @n: the set
  *
- * Return: 0 or -EINVAL.
+ * Return: 0 or -EINVAL (also for a node >= TOSS_MAX_NODES).
  */
 int toss_parse_list(const char *list, struct toss_nodes *n)
 {
-	const char *p = list;
+	hwloc_bitmap_t map = hwloc_bitmap_alloc();
+	int i, ret;
 
 	memset(n, 0, sizeof(*n));
-	while (*p && *p != '\n') {
-		char *end;
-		long a, b;
-
-		if (!isdigit((unsigned char)*p))
-			return -EINVAL;
-		a = strtol(p, &end, 10);
-		b = a;
-		if (*end == '-') {
-			if (!isdigit((unsigned char)end[1]))
-				return -EINVAL;
-			b = strtol(end + 1, &end, 10);
-		}
-		if (a < 0 || b < a || b >= TOSS_MAX_NODES)
-			return -EINVAL;
-		for (; a <= b; a++)
-			toss_node_set(n, a);
-		p = end;
-		if (*p == ',') {
-			p++;
-			if (!*p)
-				return -EINVAL;
-		} else if (*p && *p != '\n') {
-			return -EINVAL;
-		}
+	if (!map)
+		return -ENOMEM;
+	ret = list_to_bitmap(list, map);
+	if (!ret && hwloc_bitmap_last(map) >= TOSS_MAX_NODES)
+		ret = -EINVAL;
+	if (!ret) {
+		hwloc_bitmap_foreach_begin(i, map)
+			toss_node_set(n, i);
+		hwloc_bitmap_foreach_end();
 	}
-	return 0;
+	hwloc_bitmap_free(map);
+	return ret;
 }
 
 /**
@@ -536,41 +518,120 @@ int toss_cgroup_mems(const struct toss_cgroup *cg, struct toss_nodes *n)
 }
 
 /**
+ * toss_cgroup_cpus() - a cgroup's cpuset.cpus.effective
+ * @cg: the cgroup
+ * @buf: the CPU list
+ * @len: its size
+ *
+ * Return: 0 or a negative error.
+ */
+int toss_cgroup_cpus(const struct toss_cgroup *cg, char *buf, size_t len)
+{
+	char path[PATH_MAX + 64];
+
+	cg_file(cg, "cpus.effective", path, sizeof(path));
+	if (cg->v1 && access(path, F_OK))
+		cg_file(cg, "effective_cpus", path, sizeof(path));
+	return read_small(path, buf, len);
+}
+
+/* A CPU list file of sysfs as a bitmap. */
+static int read_cpu_file(const char *path, hwloc_bitmap_t map)
+{
+	char buf[65536];
+	int ret = read_small(path, buf, sizeof(buf));
+
+	return ret ? ret : list_to_bitmap(buf, map);
+}
+
+/*
+ * The nodes with CPUs of @cpulist: any of their CPUs (@all 0) or all of
+ * them (@all 1; a node without CPUs never counts).
+ */
+static int cpus_to_nodes(const char *cpulist, struct toss_nodes *n, int all)
+{
+	hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), ncpus = hwloc_bitmap_alloc();
+	struct toss_nodes online;
+	char path[128];
+	int node, ret;
+
+	memset(n, 0, sizeof(*n));
+	ret = cpus && ncpus ? list_to_bitmap(cpulist, cpus) : -ENOMEM;
+	if (!ret)
+		ret = read_list(NODE_SYS "/online", &online);
+	for (node = 0; !ret && node < TOSS_MAX_NODES; node++) {
+		if (!toss_node_isset(&online, node))
+			continue;
+		snprintf(path, sizeof(path), NODE_SYS "/node%d/cpulist", node);
+		ret = read_cpu_file(path, ncpus);
+		if (ret)
+			break;
+		if (hwloc_bitmap_iszero(ncpus))
+			continue;
+		if (all ? hwloc_bitmap_isincluded(ncpus, cpus) :
+			  hwloc_bitmap_intersects(ncpus, cpus))
+			toss_node_set(n, node);
+	}
+	hwloc_bitmap_free(cpus);
+	hwloc_bitmap_free(ncpus);
+	return ret;
+}
+
+/**
  * toss_cpus_to_nodes() - the nodes of the CPUs in a list
- * @cpulist: CPU list, e.g. "1,3-4"
+ * @cpulist: CPU list, e.g. "1,3-4", CPU ids of any size
  * @n: the nodes that have at least one of them
  *
  * Return: 0 or a negative error.
  */
 int toss_cpus_to_nodes(const char *cpulist, struct toss_nodes *n)
 {
-	struct toss_nodes cpus, online, ncpus;
-	char path[128];
-	int node, cpu, ret;
+	return cpus_to_nodes(cpulist, n, 0);
+}
 
-	/* CPU numbers above TOSS_MAX_NODES are not expected on one machine
-	 * of the sizes we serve; a bigger list is refused, not cut.
-	  */
-	ret = toss_parse_list(cpulist, &cpus);
-	if (ret)
-		return ret;
-	memset(n, 0, sizeof(*n));
-	ret = read_list(NODE_SYS "/online", &online);
-	if (ret)
-		return ret;
-	for (node = 0; node < TOSS_MAX_NODES; node++) {
-		if (!toss_node_isset(&online, node))
-			continue;
-		snprintf(path, sizeof(path), NODE_SYS "/node%d/cpulist", node);
-		if (read_list(path, &ncpus))
-			continue;
-		for (cpu = 0; cpu < TOSS_MAX_NODES; cpu++)
-			if (toss_node_isset(&cpus, cpu) && toss_node_isset(&ncpus, cpu)) {
-				toss_node_set(n, node);
-				break;
-			}
-	}
-	return 0;
+/**
+ * toss_nodes_within_cpus() - the nodes all of whose CPUs are in a list
+ * @cpulist: CPU list, e.g. "1,3-4", CPU ids of any size
+ * @n: the nodes with CPUs, every one of them in @cpulist
+ *
+ * Return: 0 or a negative error.
+ */
+int toss_nodes_within_cpus(const char *cpulist, struct toss_nodes *n)
+{
+	return cpus_to_nodes(cpulist, n, 1);
+}
+
+/**
+ * toss_cpulist_weight() - how many CPUs a list holds
+ * @cpulist: CPU list
+ *
+ * Return: the number, or a negative error.
+ */
+int toss_cpulist_weight(const char *cpulist)
+{
+	hwloc_bitmap_t map = hwloc_bitmap_alloc();
+	int ret = map ? list_to_bitmap(cpulist, map) : -ENOMEM;
+
+	if (!ret)
+		ret = hwloc_bitmap_weight(map);
+	hwloc_bitmap_free(map);
+	return ret;
+}
+
+/**
+ * toss_online_cpus() - how many CPUs are online
+ *
+ * Return: the number, or a negative error.
+ */
+int toss_online_cpus(void)
+{
+	hwloc_bitmap_t map = hwloc_bitmap_alloc();
+	int ret = map ? read_cpu_file("/sys/devices/system/cpu/online", map) : -ENOMEM;
+
+	if (!ret)
+		ret = hwloc_bitmap_weight(map);
+	hwloc_bitmap_free(map);
+	return ret;
 }
 
 /**
@@ -653,6 +714,10 @@ const char *toss_strerror(int err)
 		return "this kernel has no cpuset.memory_toss_cache";
 	case TOSS_EUSAGE:
 		return "bad argument";
+	case TOSS_EREFUSED:
+		return "the site's policy does not allow this request";
+	case TOSS_EPOLICY:
+		return "the policy file " TOSS_POLICY_FILE " is unsafe or malformed";
 	case EINVAL:
 		return "the kernel refused the request as invalid (grammar, nodes outside cpuset.mems.effective, amount below a page)";
 	case ERANGE:
@@ -681,10 +746,10 @@ const char *toss_strerror(int err)
 }
 
 /**
- * toss_exit_code() - the exit code of cpuset-toss(8) for an error
+ * toss_exit_code() - the exit code for an error, the same everywhere
  * @err: 0 or a negative error
  *
- * Return: one of TOSS_EXIT_*.
+ * Return: one of TOSS_EXIT_*, from sysexits.h.
  */
 int toss_exit_code(int err)
 {
@@ -705,15 +770,467 @@ int toss_exit_code(int err)
 	case EPERM:
 	case EACCES:
 	case EROFS:
+	case TOSS_EREFUSED:
 		return TOSS_EXIT_PERM;
 	case EAGAIN:
-		return TOSS_EXIT_AGAIN;
-	case EOPNOTSUPP:
-		return TOSS_EXIT_NOTSUP;
 	case EINTR:
 	case ENODEV:
-		return TOSS_EXIT_INTR;
+		return TOSS_EXIT_AGAIN;
+	case EOPNOTSUPP:
+	case TOSS_EPOLICY:
+		return TOSS_EXIT_CONFIG;
 	default:
 		return TOSS_EXIT_FAILURE;
 	}
+}
+
+/* --- the site's policy ------------------------------------------------ */
+
+static void policy_defaults(struct toss_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->keys = TOSS_KEY_FREE;
+	p->nodes = TOSS_NODES_OWN;
+	p->min_interval = 60;
+	p->timeout = 20;
+}
+
+static const char *const key_names[] = { "free", "slab", "scope", "nodes" };
+
+static int parse_keys(char *val, unsigned int *keys)
+{
+	char *w, *save = NULL;
+	size_t i;
+
+	*keys = 0;
+	if (!strcmp(val, "none"))
+		return 0;
+	for (w = strtok_r(val, ", \t", &save); w; w = strtok_r(NULL, ", \t", &save)) {
+		for (i = 0; i < sizeof(key_names) / sizeof(key_names[0]); i++)
+			if (!strcmp(w, key_names[i]))
+				break;
+		if (i == sizeof(key_names) / sizeof(key_names[0]))
+			return -EINVAL;
+		*keys |= 1U << i;
+	}
+	return 0;
+}
+
+static int parse_uint(const char *val, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!isdigit((unsigned char)val[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(val, &end, 10);
+	if (errno || *end || v > 86400 * 365)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_bool(const char *val, int *out)
+{
+	if (!strcmp(val, "yes") || !strcmp(val, "true") || !strcmp(val, "1"))
+		*out = 1;
+	else if (!strcmp(val, "no") || !strcmp(val, "false") || !strcmp(val, "0"))
+		*out = 0;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int policy_set(struct toss_policy *p, const char *key, char *val)
+{
+	static const char *const nodes[] = { "none", "own", "pinned", "any" };
+	size_t i;
+
+	if (!strcmp(key, "keys"))
+		return parse_keys(val, &p->keys);
+	if (!strcmp(key, "nodes")) {
+		for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+			if (!strcmp(val, nodes[i])) {
+				p->nodes = i;
+				return 0;
+			}
+		return -EINVAL;
+	}
+	if (!strcmp(key, "min_interval"))
+		return parse_uint(val, &p->min_interval);
+	if (!strcmp(key, "timeout"))
+		return parse_uint(val, &p->timeout);
+	if (!strcmp(key, "strict"))
+		return parse_bool(val, &p->strict);
+	if (!strcmp(key, "request")) {
+		if (strlen(val) >= sizeof(p->request) || strchr(val, '\n'))
+			return -EINVAL;
+		strcpy(p->request, val);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/**
+ * toss_policy_load() - the site's policy for one integration
+ * @path: the file, NULL for TOSS_POLICY_FILE
+ * @section: "oci-hook", "slurm", ...: its [section] overrides the keys
+ *	before the first section; NULL: only those
+ * @p: filled in; the defaults when the file does not exist
+ * @err: a message on failure
+ * @errlen: its size
+ *
+ * The file must be a regular file owned by root and writable by no one
+ * else, as sudoers is: whoever can write it decides what root tosses.
+ *
+ * Return: 0, or -TOSS_EPOLICY (@p then allows nothing).
+ */
+int toss_policy_load(const char *path, const char *section,
+		     struct toss_policy *p, char *err, size_t errlen)
+{
+	char line[TOSS_REQ_MAX + 64], cur[64] = "";
+	int lineno = 0, fd, ret = 0;
+	struct stat st;
+	FILE *f;
+
+	policy_defaults(p);
+	if (!path)
+		path = TOSS_POLICY_FILE;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		ret = -TOSS_EPOLICY;
+		goto out;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		seterr(err, errlen, "%s: not a regular file owned by root and writable only by root",
+		       path);
+		close(fd);
+		ret = -TOSS_EPOLICY;
+		goto out;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		ret = -TOSS_EPOLICY;
+		goto out;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *l, *eq, *hash;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			seterr(err, errlen, "%s:%d: line too long", path, lineno);
+			ret = -TOSS_EPOLICY;
+			break;
+		}
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		l = trim(line);
+		if (!*l)
+			continue;
+		if (*l == '[') {
+			size_t n = strlen(l);
+
+			if (n < 3 || l[n - 1] != ']' || n - 2 >= sizeof(cur)) {
+				seterr(err, errlen, "%s:%d: bad section header", path, lineno);
+				ret = -TOSS_EPOLICY;
+				break;
+			}
+			memcpy(cur, l + 1, n - 2);
+			cur[n - 2] = '\0';
+			continue;
+		}
+		eq = strchr(l, '=');
+		if (!eq) {
+			seterr(err, errlen, "%s:%d: not \"key = value\"", path, lineno);
+			ret = -TOSS_EPOLICY;
+			break;
+		}
+		*eq = '\0';
+		{
+			char *key = trim(l), *val = trim(eq + 1);
+			struct toss_policy scratch;
+			int r;
+
+			/* every line is checked; only ours are applied */
+			policy_defaults(&scratch);
+			r = policy_set(cur[0] && (!section || strcmp(cur, section)) ?
+				       &scratch : p, key, val);
+			if (r) {
+				seterr(err, errlen, "%s:%d: %s \"%s\"", path, lineno,
+				       r == -ENOENT ? "unknown key" : "bad value for", key);
+				ret = -TOSS_EPOLICY;
+				break;
+			}
+		}
+	}
+	fclose(f);
+out:
+	if (ret) {
+		policy_defaults(p);
+		p->nodes = TOSS_NODES_NONE;
+		p->keys = 0;
+	}
+	return ret;
+}
+
+/* --- a toss on someone's behalf --------------------------------------- */
+
+/* "1", "max" or a size: digits and at most one K, M, G, T, P, E suffix. */
+static int valid_size(const char *v)
+{
+	size_t n = strspn(v, "0123456789");
+
+	if (!n || n > 20)
+		return 0;
+	return !v[n] || (strchr("KMGTPEkmgtpe", v[n]) && !v[n + 1]);
+}
+
+static void dlog(struct toss_delegate *d, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void dlog(struct toss_delegate *d, int prio, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!d->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	d->log(d->log_arg, prio, "%s", msg);
+}
+
+/*
+ * Take the interval of each node: a node tossed for someone less than
+ * min_interval seconds ago (CLOCK_BOOTTIME, in TOSS_STATE_DIR/node<N>,
+ * which is tmpfs) is left out.  The time is taken when the toss starts:
+ * a second requester at once does not toss the node again.
+ */
+static void claim_interval(struct toss_delegate *d, struct toss_nodes *n)
+{
+	unsigned int iv = d->policy->min_interval;
+	struct timespec now;
+	char path[64], buf[32];
+	int node;
+
+	if (!iv)
+		return;
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	if (mkdir(TOSS_STATE_DIR, 0755) && errno != EEXIST) {
+		dlog(d, LOG_WARNING, "%s: %s: the interval is not kept", TOSS_STATE_DIR,
+		     strerror(errno));
+		return;
+	}
+	for (node = 0; node < TOSS_MAX_NODES; node++) {
+		long long last = -1;
+		ssize_t r;
+		int fd;
+
+		if (!toss_node_isset(n, node))
+			continue;
+		snprintf(path, sizeof(path), TOSS_STATE_DIR "/node%d", node);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0 || flock(fd, LOCK_EX)) {
+			dlog(d, LOG_WARNING, "%s: %s: the interval is not kept", path,
+			     strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		r = pread(fd, buf, sizeof(buf) - 1, 0);
+		if (r > 0) {
+			buf[r] = '\0';
+			last = strtoll(buf, NULL, 10);
+		}
+		if (last >= 0 && now.tv_sec - last < (long long)iv) {
+			n->bits[node / (8 * sizeof(unsigned long))] &=
+				~(1UL << (node % (8 * sizeof(unsigned long))));
+			dlog(d, LOG_NOTICE, "node %d: left alone: tossed %llds ago, min_interval is %us",
+			     node, (long long)now.tv_sec - last, iv);
+		} else {
+			r = snprintf(buf, sizeof(buf), "%lld\n", (long long)now.tv_sec);
+			if (ftruncate(fd, 0) || pwrite(fd, buf, r, 0) != r)
+				dlog(d, LOG_WARNING, "%s: %s", path, strerror(errno));
+		}
+		close(fd);
+	}
+}
+
+static int nodes_empty(const struct toss_nodes *n)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(n->bits) / sizeof(n->bits[0]); i++)
+		if (n->bits[i])
+			return 0;
+	return 1;
+}
+
+/**
+ * toss_delegated() - a toss on a requester's behalf, as the policy allows
+ * @d: the requester, the request and the policy; the result
+ *
+ * See toss.h.  Every decision is logged through @d->log.
+ *
+ * Return: 0 tossed, 1 nothing to toss, or a negative error.
+ */
+int toss_delegated(struct toss_delegate *d)
+{
+	const struct toss_policy *p = d->policy;
+	char req[TOSS_REQ_MAX], list[TOSS_REQ_MAX], cpubuf[65536];
+	char amount[32] = "", opt[TOSS_REQ_MAX] = "";
+	struct toss_nodes mems, all, own, want;
+	const char *cpus = d->cpus;
+	char *w, *save = NULL;
+	int node, ret, has_nodes = 0;
+	size_t off = 0;
+
+	d->written[0] = '\0';
+	memset(&d->tossed, 0, sizeof(d->tossed));
+	if (toss_cgroup_is_shared(d->cg)) {
+		dlog(d, LOG_NOTICE, "%s: not tossed for anyone: the root cgroup or init.scope",
+		     d->cg->rel);
+		return 1;
+	}
+	if (p->nodes == TOSS_NODES_NONE) {
+		dlog(d, LOG_NOTICE, "%s: \"%s\": refused: the policy allows no node (nodes = none)",
+		     d->cg->rel, d->request);
+		return 1;
+	}
+	/* the request: an amount, then only the keys the policy allows */
+	if (strlen(d->request) >= sizeof(req) || strpbrk(d->request, "\t\n\r")) {
+		dlog(d, LOG_NOTICE, "%s: refused: a malformed request", d->cg->rel);
+		return 1;
+	}
+	strcpy(req, d->request);
+	for (w = strtok_r(req, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		const char *eq = strchr(w, '=');
+		unsigned int key = 0;
+		size_t i;
+
+		if (!amount[0]) {
+			if (!valid_size(w) && strcmp(w, "max")) {
+				dlog(d, LOG_NOTICE, "%s: \"%s\": refused: \"%s\" is not an amount (1, max, a size)",
+				     d->cg->rel, d->request, w);
+				return 1;
+			}
+			snprintf(amount, sizeof(amount), "%s", w);
+			continue;
+		}
+		for (i = 0; eq && i < sizeof(key_names) / sizeof(key_names[0]); i++)
+			if (strlen(key_names[i]) == (size_t)(eq - w) &&
+			    !strncmp(w, key_names[i], eq - w))
+				key = 1U << i;
+		if (!key) {
+			dlog(d, LOG_NOTICE, "%s: \"%s\": refused: unknown key \"%s\"",
+			     d->cg->rel, d->request, w);
+			return 1;
+		}
+		if (!(p->keys & key)) {
+			dlog(d, LOG_NOTICE, "%s: \"%s\": refused: the policy does not allow \"%.*s\" (keys)",
+			     d->cg->rel, d->request, (int)(eq - w), w);
+			return 1;
+		}
+		if (key == TOSS_KEY_FREE && !valid_size(eq + 1)) {
+			dlog(d, LOG_NOTICE, "%s: \"%s\": refused: bad free= size", d->cg->rel,
+			     d->request);
+			return 1;
+		}
+		if (key == TOSS_KEY_NODES) {
+			if (has_nodes || toss_parse_list(eq + 1, &want)) {
+				dlog(d, LOG_NOTICE, "%s: \"%s\": refused: bad nodes=", d->cg->rel,
+				     d->request);
+				return 1;
+			}
+			has_nodes = 1;
+			continue;
+		}
+		off += snprintf(opt + off, sizeof(opt) - off, " %s", w);
+		if (off >= sizeof(opt))
+			return -E2BIG;
+	}
+	if (!amount[0]) {
+		dlog(d, LOG_NOTICE, "%s: refused: an empty request", d->cg->rel);
+		return 1;
+	}
+
+	/* the nodes: the requester's own, as the policy sees them */
+	ret = toss_cgroup_mems(d->cg, &mems);
+	if (!ret)
+		ret = toss_memory_nodes(&all);
+	if (ret)
+		return ret;
+	if (p->nodes != TOSS_NODES_ANY) {
+		int pinned = 0;
+
+		for (node = 0; node < TOSS_MAX_NODES; node++)
+			if (toss_node_isset(&all, node) && !toss_node_isset(&mems, node))
+				pinned = 1;
+		if (!pinned) {
+			toss_format_list(&mems, list, sizeof(list));
+			dlog(d, LOG_NOTICE, "%s: \"%s\": refused: its cpuset.mems.effective (%s) is every memory node: not pinned to nodes of its own",
+			     d->cg->rel, d->request, list);
+			return 1;
+		}
+	}
+	if (p->nodes == TOSS_NODES_OWN) {
+		if (!cpus) {
+			ret = toss_cgroup_cpus(d->cg, cpubuf, sizeof(cpubuf));
+			if (ret)
+				return ret;
+			cpus = cpubuf;
+		}
+		ret = toss_nodes_within_cpus(cpus, &own);
+		if (ret)
+			return ret;
+	}
+	for (node = 0; node < TOSS_MAX_NODES; node++) {
+		if (!toss_node_isset(&mems, node))
+			continue;
+		if (!toss_node_isset(&all, node))
+			continue;	/* no memory: nothing to toss */
+		if (has_nodes && !toss_node_isset(&want, node))
+			continue;
+		if (p->nodes == TOSS_NODES_OWN && !toss_node_isset(&own, node)) {
+			dlog(d, LOG_NOTICE, "node %d: left alone: %s (CPUs %s) does not have every CPU of it (nodes = own)",
+			     node, d->cg->rel, cpus);
+			continue;
+		}
+		toss_node_set(&d->tossed, node);
+	}
+	claim_interval(d, &d->tossed);
+	if (nodes_empty(&d->tossed)) {
+		dlog(d, LOG_NOTICE, "%s: \"%s\": no node of its own left to toss", d->cg->rel,
+		     d->request);
+		return 1;
+	}
+	toss_format_list(&d->tossed, list, sizeof(list));
+	if (snprintf(d->written, sizeof(d->written), "%s%s nodes=%s", amount, opt, list) >=
+	    (int)sizeof(d->written)) {
+		d->written[0] = '\0';
+		return -E2BIG;
+	}
+	ret = toss_write(d->cg, d->written);
+	if (ret && ret != -EAGAIN)
+		d->written[0] = '\0';
+	return ret;
 }
