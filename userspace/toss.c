@@ -406,21 +406,43 @@ void toss_node_set(struct toss_nodes *n, int node)
 static int list_to_bitmap(const char *list, hwloc_bitmap_t map)
 {
 	size_t n = strspn(list, "0123456789-,");
+	const char *p;
+	char *copy;
+	int ret = 0;
 
 	if (list[n] && strcmp(list + n, "\n"))
 		return -EINVAL;
-	if (!n) {
-		hwloc_bitmap_zero(map);
+	hwloc_bitmap_zero(map);
+	if (!n)
 		return 0;
+	/*
+	 * hwloc takes "3-" as "3 and above", and "1,,2", "-1" or "2-1" as
+	 * lists: the kernel's lists have none of these.
+	 */
+	for (p = list; p < list + n; p++) {
+		unsigned long a, b;
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		a = strtoul(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			if (!isdigit((unsigned char)end[1]))
+				return -EINVAL;
+			b = strtoul(end + 1, &end, 10);
+		}
+		if (b < a || b > INT_MAX || (end < list + n && (*end != ',' || end + 1 == list + n)))
+			return -EINVAL;
+		p = end;
 	}
-	if (hwloc_bitmap_list_sscanf(map, list) < 0 || hwloc_bitmap_weight(map) < 0)
-		return -EINVAL;
-	/* hwloc accepts "1,,2", "-1" and "2-1" as lists: the kernel does not */
-	if (strstr(list, ",,") || list[0] == ',' || list[0] == '-' ||
-	    list[n - 1] == ',' || list[n - 1] == '-' || strstr(list, "--") ||
-	    strstr(list, ",-") || strstr(list, "-,"))
-		return -EINVAL;
-	return 0;
+	copy = strndup(list, n);
+	if (!copy)
+		return -ENOMEM;
+	if (hwloc_bitmap_list_sscanf(map, copy) < 0 || hwloc_bitmap_weight(map) < 0)
+		ret = -EINVAL;
+	free(copy);
+	return ret;
 }
 
 /**

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host test of the shared code's parsers: the policy file, node and CPU
+ * lists of any size, the OCI state and the container-cgroup check.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "oci-state.h"
+#include "toss.h"
+
+static int failures;
+static const char *dir;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		failures++;						\
+		printf("FAIL %s:%d: ", __FILE__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+	}								\
+} while (0)
+
+static const char *policy_file(const char *text, mode_t mode)
+{
+	static char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/policy.conf", dir);
+	unlink(path);
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+	return path;
+}
+
+static void test_policy(void)
+{
+	struct toss_policy p;
+	char err[512];
+	int ret;
+
+	ret = toss_policy_load("/nonexistent/cpuset-toss.conf", "oci-hook", &p, err, sizeof(err));
+	CHECK(!ret && p.keys == TOSS_KEY_FREE && p.nodes == TOSS_NODES_OWN &&
+	      p.min_interval == 60 && p.timeout == 20 && !p.strict && !p.request[0],
+	      "defaults when absent");
+	ret = toss_policy_load(policy_file("# site\nmin_interval = 5\nkeys = free, slab\n"
+					   "[oci-hook]\nnodes = pinned\nstrict = yes\n"
+					   "[slurm]\nnodes = any\nrequest = 1 free=1G\n", 0644),
+			       "oci-hook", &p, err, sizeof(err));
+	CHECK(!ret && p.min_interval == 5 && p.keys == (TOSS_KEY_FREE | TOSS_KEY_SLAB) &&
+	      p.nodes == TOSS_NODES_PINNED && p.strict && !p.request[0],
+	      "oci-hook section: ret %d %s", ret, err);
+	ret = toss_policy_load(policy_file("min_interval = 5\n[slurm]\nnodes = any\n"
+					   "request = 1 free=1G\n", 0644),
+			       "slurm", &p, err, sizeof(err));
+	CHECK(!ret && p.nodes == TOSS_NODES_ANY && !strcmp(p.request, "1 free=1G"),
+	      "slurm section: %d %s", ret, err);
+	ret = toss_policy_load(policy_file("keys = none\n", 0644), NULL, &p, err, sizeof(err));
+	CHECK(!ret && p.keys == 0, "keys = none");
+	ret = toss_policy_load(policy_file("nodes = own\n", 0666), "oci-hook", &p, err, sizeof(err));
+	CHECK(ret == -TOSS_EPOLICY && p.nodes == TOSS_NODES_NONE, "world-writable: %d", ret);
+	ret = toss_policy_load(policy_file("nodes = mine\n", 0644), "oci-hook", &p, err, sizeof(err));
+	CHECK(ret == -TOSS_EPOLICY && p.nodes == TOSS_NODES_NONE, "bad value: %d", ret);
+	ret = toss_policy_load(policy_file("[slurm]\nnodez = any\n", 0644), "oci-hook", &p, err,
+			       sizeof(err));
+	CHECK(ret == -TOSS_EPOLICY, "unknown key in another section: %d", ret);
+	ret = toss_policy_load(policy_file("[oci-hook\n", 0644), "oci-hook", &p, err, sizeof(err));
+	CHECK(ret == -TOSS_EPOLICY, "bad section: %d", ret);
+	ret = toss_policy_load(policy_file("min_interval = -1\n", 0644), NULL, &p, err, sizeof(err));
+	CHECK(ret == -TOSS_EPOLICY, "negative interval: %d", ret);
+	ret = toss_policy_load(policy_file("keys = free,nodes\ntimeout=0\n", 0600), NULL, &p, err,
+			       sizeof(err));
+	CHECK(!ret && p.keys == (TOSS_KEY_FREE | TOSS_KEY_NODES) && p.timeout == 0,
+	      "keys list without spaces: %d %s", ret, err);
+}
+
+static void test_lists(void)
+{
+	static const char *const bad[] = {
+		"a", "1-", "-1", "1,,2", "2-1", "1,", ",1", "1--2", "0-3\n4", "1 2", "1024",
+	};
+	struct toss_nodes n;
+	char buf[256];
+	size_t i;
+
+	CHECK(!toss_parse_list("0-2,5,1023", &n), "a node list");
+	toss_format_list(&n, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "0-2,5,1023"), "formatted: %s", buf);
+	CHECK(!toss_parse_list("", &n) && !toss_node_isset(&n, 0), "empty list");
+	CHECK(!toss_parse_list("3\n", &n) && toss_node_isset(&n, 3), "a sysfs line");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(toss_parse_list(bad[i], &n) == -EINVAL, "node list '%s' accepted", bad[i]);
+	CHECK(toss_cpulist_weight("0-3,1024,8191") == 6, "CPU ids past 1024: %d",
+	      toss_cpulist_weight("0-3,1024,8191"));
+	CHECK(toss_cpulist_weight("5-") < 0, "an open range");
+	CHECK(toss_online_cpus() >= 1, "online CPUs");
+}
+
+static void test_state(void)
+{
+	static const char *const bad[] = {
+		"{\"annotations\":{\"cpuset.memory_toss_cache\":\"1\"},\"pid\":123",
+		"{\"annotations\":nu",
+		"{\"pid\":4294967297}",
+		"{\"pid\":0}",
+		"{\"pid\":1.9e9}",
+		"{\"pid\":\"12\"}",
+		"{\"pid\":1,\"pid\":2}",
+		"{\"annotations\":{\"cpuset.memory_toss_cache\":\"1\\u0000 slab=1\"}}",
+		"{\"annotations\":{\"cpuset.memory_toss_cache\":\"1\\n\"}}",
+		"{\"annotations\":{\"cpuset.memory_toss_cache\":1}}",
+		"{\"annotations\":[]}",
+		"[]",
+		"{} trailing",
+	};
+	struct oci_state st;
+	char err[512];
+	size_t i;
+	const char *ok = "{\"ociVersion\":\"1.0.2\",\"id\":\"c1\",\"status\":\"creating\",\"pid\":42,"
+		"\"bundle\":\"/b\",\"annotations\":{\"cpuset.memory_toss_cache\":\"1 free=1G\"}}";
+
+	CHECK(!oci_state_parse(ok, strlen(ok), &st, err, sizeof(err)) && st.pid == 42 &&
+	      st.has_request && !strcmp(st.request, "1 free=1G") && !strcmp(st.id, "c1") &&
+	      !strcmp(st.bundle, "/b"), "a good state: %s", err);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(oci_state_parse(bad[i], strlen(bad[i]), &st, err, sizeof(err)) == -EINVAL,
+		      "state '%s' accepted", bad[i]);
+}
+
+static void test_cgroup_match(void)
+{
+	struct oci_state st;
+
+	memset(&st, 0, sizeof(st));
+	strcpy(st.id, "abc123");
+	CHECK(oci_cgroup_matches(&st, "/machine.slice/libpod-abc123.scope"), "id, no path");
+	CHECK(!oci_cgroup_matches(&st, "/user.slice/user-0.slice/session-1.scope"),
+	      "id, caller's cgroup");
+	st.has_cgroups_path = 1;
+	strcpy(st.cgroups_path, "machine.slice:libpod:abc123");
+	CHECK(oci_cgroup_matches(&st, "/machine.slice/libpod-abc123.scope/container"),
+	      "systemd form, subgroup");
+	CHECK(!oci_cgroup_matches(&st, "/machine.slice/libpod-conmon-abc123.scope"),
+	      "systemd form, conmon");
+	strcpy(st.cgroups_path, "/toss/c1");
+	CHECK(oci_cgroup_matches(&st, "/toss/c1"), "cgroupfs");
+	CHECK(oci_cgroup_matches(&st, "/toss/c1/sub"), "cgroupfs, below");
+	CHECK(!oci_cgroup_matches(&st, "/toss/c10"), "cgroupfs, a prefix only");
+	CHECK(!oci_cgroup_matches(&st, "/"), "cgroupfs, the root");
+	strcpy(st.cgroups_path, "/");
+	CHECK(!oci_cgroup_matches(&st, "/"), "cgroupsPath /");
+	strcpy(st.cgroups_path, "c1");
+	CHECK(oci_cgroup_matches(&st, "/user.slice/c1"), "relative");
+	CHECK(!oci_cgroup_matches(&st, "/user.slice/xc1"), "relative, a suffix only");
+}
+
+int main(int argc, char **argv)
+{
+	dir = argc > 1 ? argv[1] : "/tmp";
+	test_policy();
+	test_lists();
+	test_state();
+	test_cgroup_match();
+	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+	return !!failures;
+}
