@@ -42,40 +42,80 @@ test_cli_errors() {	# each refused write: its exit code, nothing dropped
 	fill || return 1
 	out=$(cpuset-toss --write bogus job1 2>&1); rc=$?
 	log "bogus: $rc: $out"
-	[ $rc = 5 ] && [[ $out == *invalid* ]] || bad=1
+	[ $rc = 65 ] && [[ $out == *invalid* ]] || bad=1
 	out=$(cpuset-toss --nodes 0 job1 2>&1); rc=$?
 	log "node outside mems: $rc: $out"
-	[ $rc = 5 ] || bad=1
+	[ $rc = 65 ] || bad=1
 	out=$(cpuset-toss nosuchjob 2>&1); rc=$?
 	log "no cgroup: $rc: $out"
-	[ $rc = 3 ] || bad=1
+	[ $rc = 66 ] || bad=1
 	out=$(cpuset-toss --unit nosuch.service 2>&1); rc=$?
 	log "no unit: $rc: $out"
-	[ $rc = 3 ] || bad=1
+	[ $rc = 66 ] || bad=1
 	# A delegated cgroup: nobody may write the file, but scope=node needs
 	# CAP_SYS_ADMIN: EPERM; scope=cgroup is allowed (and has no memcg).
 	chown nobody $CG/job1/cpuset.memory_toss_cache
 	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups cpuset-toss job1 2>&1); rc=$?
 	log "scope=node as nobody: $rc: $out"
-	[ $rc = 6 ] && [[ $out == *"not permitted"* ]] || bad=1
+	[ $rc = 77 ] && [[ $out == *"not permitted"* ]] || bad=1
 	chown root $CG/job1/cpuset.memory_toss_cache
 	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups cpuset-toss job1 2>&1); rc=$?
 	log "not the owner: $rc: $out"
-	[ $rc = 6 ] || bad=1
+	[ $rc = 77 ] || bad=1
 	out=$(cpuset-toss --size 99999999999999999999 job1 2>&1); rc=$?
 	log "a size beyond 64 bits: $rc: $out"
-	[ $rc = 5 ] && [[ $out == *ERANGE* ]] || bad=1
+	[ $rc = 65 ] && [[ $out == *ERANGE* ]] || bad=1
 	# job1/leaf (made by the pid test) has cpuset but not memory
 	out=$(cpuset-toss --scope cgroup job1/leaf 2>&1); rc=$?
 	log "scope=cgroup without the memory controller: $rc: $out"
-	[ $rc = 8 ] && [[ $out == *EOPNOTSUPP* ]] || bad=1
+	[ $rc = 78 ] && [[ $out == *EOPNOTSUPP* ]] || bad=1
 	expect_tossed && expect_tosses $CG/job1 2 || bad=1
 	# more than node 1 holds: all of it goes, and the status says less
 	# than asked could be dropped
 	out=$(cpuset-toss --size 1G job1 2>&1); rc=$?
 	log "1G asked, node 1 holds less: $rc: $out"
-	[ $rc = 7 ] && [[ $out == *EAGAIN* ]] || bad=1
+	[ $rc = 75 ] && [[ $out == *EAGAIN* ]] || bad=1
 	expect_tossed 1 && expect_tosses $CG/job1 3 || bad=1
+	return $bad
+}
+
+# --pid out of range, on the old code PID 1's cgroup (the root): refused,
+# nothing dropped; a pid in range still works.
+test_cli_pid_range() {
+	local out rc bad=0 p pid
+	fill || return 1
+	for p in 4294967297 99999999999999999999 -1 0 1x; do
+		out=$(cpuset-toss --pid $p 2>&1); rc=$?
+		log "--pid $p: $rc: $out"
+		[ $rc = 64 ] || bad=1
+	done
+	expect_tossed || bad=1
+	sleep 60 & pid=$!
+	echo $pid > $CG/job1/cgroup.procs
+	cpuset-toss --quiet --pid $pid || bad=1
+	kill $pid
+	expect_tossed 1 || bad=1
+	return $bad
+}
+
+# --json: one valid JSON object on stdout for every outcome, errors too.
+test_cli_json_errors() {
+	local out rc bad=0 a
+	fill || return 1
+	for a in "nosuchjob" "--unit nosuch.service" "--pid 4294967297" "--bogus job1" \
+		"--write bogus job1" "--nodes 0 job1" "" "--self"; do
+		# shellcheck disable=SC2086
+		out=$(cpuset-toss --json $a 2>/dev/null); rc=$?
+		log "--json $a: $rc: $out"
+		if ! echo "$out" | jq -e --argjson rc $rc '.exit_code == $rc and $rc != 0' > /dev/null; then
+			log "not one JSON object with exit_code $rc"
+			bad=1
+		fi
+	done
+	expect_tossed || bad=1
+	out=$(cpuset-toss --json job1) || bad=1
+	echo "$out" | jq -e '.exit_code == 0' > /dev/null || bad=1
+	expect_tossed 1 || bad=1
 	return $bad
 }
 
@@ -149,5 +189,7 @@ tests_cli() {
 	t cpuset-toss-json test_cli_json
 	t cpuset-toss-pid test_cli_pid
 	t cpuset-toss-errors test_cli_errors
+	t cpuset-toss-pid-range test_cli_pid_range
+	t cpuset-toss-json-errors test_cli_json_errors
 	t cgset-v2 test_cgset
 }
