@@ -1,41 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * cpuset_toss.so: a Slurm SPANK plugin that drops the clean page cache of
- * the NUMA nodes of a job's CPUs before the job's first task runs, by
- * writing "<what> nodes=<list>" to the job cgroup's
- * cpuset.memory_toss_cache.
+ * the NUMA nodes a job has to itself on a machine, before the job's first
+ * task there runs, by writing "<amount> [free=..] nodes=<list>" to the
+ * job cgroup's cpuset.memory_toss_cache.  spank-cpuset-toss(8).
  *
  * Written for Slurm 22.05 (Debian 12's slurm-wlm), task/cgroup with
- * cgroup/v2 or cgroup/v1:
+ * ConstrainCores=yes, cgroup/v2 or cgroup/v1:
  *
- *  - srun/sbatch/salloc --toss-cache[=WHAT] asks for it; WHAT is the
- *    request ("1", "512M", "1 free=2G"), "1" without a value.  A ':' in
- *    WHAT stands for a space ("512M:free=2G"), for plugstack.conf, whose
- *    arguments cannot hold spaces.  WHAT must not name nodes=: the plugin
- *    adds it.
- *  - plugstack.conf "default=WHAT" tosses every job, with or without the
- *    option (the option's WHAT wins).
+ *  - srun/sbatch/salloc --toss-cache[=WHAT] asks for it ("1" without a
+ *    value); plugstack.conf "default=WHAT", else the policy file's
+ *    "request", tosses every job that does not ask.  A ':' in WHAT stands
+ *    for a space ("512M:free=2G").
+ *  - What a job gets is the site's policy, cpuset-toss.conf(5), section
+ *    [slurm], applied by toss_delegated(): by default only an amount and
+ *    free=, and only the nodes whose every CPU is in the job cgroup's
+ *    cpuset.cpus.effective (its allocation on this machine).  A refusal is
+ *    logged and never fails the job.
+ *  - Task/cgroup of 22.05 never restricts the job cgroup's cpuset.mems:
+ *    it is every memory node, and the policy's "pinned" test would refuse
+ *    every job.  The job's CPUs are what makes a node its own here: the
+ *    plugin chooses the nodes from them (nodes = own or pinned) and hands
+ *    toss_delegated() the request with nodes= and the policy's other
+ *    rules.  A job cgroup whose CPUs are the whole machine while the job
+ *    has fewer (ConstrainCores=no) is refused.
  *  - In slurmstepd, task_post_fork of local task 0 runs after the tasks
- *    are in the step cgroup, with their affinity set, and before they
- *    exec: there the plugin tosses once per job and node (the batch step
- *    and the srun steps of a job all get there; a marker file
- *    /run/cpuset-toss/slurm/job_<id>, removed by job_epilog, lets only
- *    the first one toss).  The extern step is skipped.
- *  - Task/cgroup of 22.05 leaves the job cgroup's cpuset.mems at all the
- *    nodes, so the request names the nodes of the job's CPUs on this node
- *    (its cpuset.cpus.effective), within its cpuset.mems.effective.
+ *    are in the step cgroup and before they exec.  There, once per job
+ *    and machine: flock(LOCK_EX) on the job cgroup's directory, read
+ *    "tosses" of its cpuset.memory_toss_cache.stat, toss if it is 0,
+ *    unlock.  A second step that starts meanwhile waits for the first
+ *    one's toss; a requeued job gets a new cgroup.  The extern step is
+ *    skipped.
  *
- * A toss never fails the job or drains the node: every error is logged
- * and the callbacks return ESPANK_SUCCESS.
+ * Only the SPANK symbols are exported (-fvisibility=hidden, and the
+ * pragma below).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/file.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,14 +53,14 @@
 
 #include "../toss.h"
 
-SPANK_PLUGIN(cpuset_toss, 1);
+/* The policy file; the host test has its own. */
+#ifndef CPUSET_TOSS_POLICY
+#define CPUSET_TOSS_POLICY	NULL
+#endif
 
-#ifndef CPUSET_TOSS_MARKER_DIR
-#define CPUSET_TOSS_MARKER_DIR	"/run/cpuset-toss/slurm"
-#endif
-#ifndef CPUSET_TOSS_PROC_CGROUP
-#define CPUSET_TOSS_PROC_CGROUP	"/proc/self/cgroup"
-#endif
+#pragma GCC visibility push(default)
+SPANK_PLUGIN(cpuset_toss, 1);
+#pragma GCC visibility pop
 
 #define PFX			"cpuset_toss: "
 /*
@@ -60,9 +69,8 @@ SPANK_PLUGIN(cpuset_toss, 1);
  */
 #define SRUN_OPT_ENV \
 	"SLURM_SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache"
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define WHAT_MAX		256	/* leaves room for " nodes=<list>" */
-#define LIST_MAX		(TOSS_REQ_MAX - WHAT_MAX - 16)
+#define CPUS_MAX		65536	/* a CPU list of any machine */
 
 /* The site's default (plugstack.conf default=) and the user's option. */
 static char site_what[WHAT_MAX];
@@ -76,30 +84,29 @@ static struct spank_option toss_opt = {
 	.name = "toss-cache",
 	.arginfo = "what",
 	.usage =
-	"Drop the clean page cache of the NUMA nodes of the job's CPUs before it starts. WHAT is the request written to cpuset.memory_toss_cache, without nodes= (default 1: all; e.g. 512M, 1:free=2G)",
+	"Drop the clean page cache of the NUMA nodes the job has to itself before it starts, as the site's policy allows. WHAT: an amount (default 1: all; 512M, max) and, if allowed, free=SIZE; ':' for a space (512M:free=2G)",
 	.has_arg = 2,
 	.val = 0,
 	.cb = opt_cb,
 };
 
 /**
- * what_check() - check and normalise a request given by a user or site
+ * what_copy() - a request given by a user or the site, as it is written
  * @what: the request; NULL or "" for "1"
- * @out: the request to write, without nodes=
+ * @out: the request with each ':' a space
  * @len: its size
  * @err: a message on failure
  * @errlen: its size
  *
- * Turns each ':' into a space and refuses nodes=, which the plugin adds,
- * and characters the kernel's grammar does not have.  The kernel checks
- * the rest.
+ * Only refuses what cannot be a request at all (too long, a control or
+ * non-ASCII character, nothing); what it may ask is the policy's and
+ * the kernel's to say, in slurmstepd.
  *
  * Return: 0 or -1.
  */
-static int what_check(const char *what, char *out, size_t len,
-		      char *err, size_t errlen)
+static int what_copy(const char *what, char *out, size_t len,
+		     char *err, size_t errlen)
 {
-	const char *tok;
 	size_t i, n;
 
 	/* sbatch without a value can pass "(null)" in the job's env */
@@ -112,28 +119,16 @@ static int what_check(const char *what, char *out, size_t len,
 		return -1;
 	}
 	for (i = 0; i <= n; i++) {
-		char c = what[i];
+		char c = what[i] == ':' ? ' ' : what[i];
 
-		if (c == ':')
-			c = ' ';
-		if (c && (c < 0x21 || c > 0x7e) && c != ' ') {
+		if (c && (c < 0x20 || c > 0x7e)) {
 			snprintf(err, errlen, "request \"%s\" has a control or non-ASCII character",
 				 what);
 			return -1;
 		}
 		out[i] = c;
 	}
-	for (tok = out; *tok; tok++) {
-		if ((tok == out || tok[-1] == ' ') && !strncmp(tok, "nodes=", 6)) {
-			snprintf(err, errlen,
-				 "request \"%s\" names nodes=: the plugin adds the nodes of the job's CPUs itself",
-				 what);
-			return -1;
-		}
-	}
-	for (tok = out; *tok == ' '; tok++)
-		;
-	if (!*tok) {
+	if (strspn(out, " ") == n) {
 		snprintf(err, errlen, "request \"%s\" is empty", what);
 		return -1;
 	}
@@ -142,7 +137,7 @@ static int what_check(const char *what, char *out, size_t len,
 
 /*
  * The option's callback, in srun, sbatch and salloc (remote 0), where a
- * bad WHAT stops the command, and in slurmstepd (remote 1), where
+ * malformed WHAT stops the command, and in slurmstepd (remote 1), where
  * slurm_spank_user_init() checks it again and logs.
  */
 static int opt_cb(int val, const char *optarg, int remote)
@@ -150,8 +145,8 @@ static int opt_cb(int val, const char *optarg, int remote)
 	char err[512];
 
 	(void)val;
-	if (what_check(optarg, user_what, sizeof(user_what), err,
-		       sizeof(err))) {
+	if (what_copy(optarg, user_what, sizeof(user_what), err,
+		      sizeof(err))) {
 		user_set = 0;
 		if (remote)
 			return 0;
@@ -160,226 +155,6 @@ static int opt_cb(int val, const char *optarg, int remote)
 	}
 	user_set = 1;
 	return 0;
-}
-
-/**
- * job_cgroup_path() - the job's cgroup, from a /proc/PID/cgroup text
- * @text: the text of /proc/PID/cgroup
- * @v1: 1: look at the cgroup v1 line with the cpuset controller; 0: at
- *      the cgroup v2 line "0::"
- * @jobid: the job
- * @out: the path of the cgroup inside its hierarchy, up to and with the
- *       component "job_<jobid>" ("/system.slice/n1_slurmstepd.scope/job_7")
- * @len: its size
- *
- * Return: 0, -ENOENT (no such line, or no job_<jobid> in its path) or
- * -ENAMETOOLONG.
- */
-static int job_cgroup_path(const char *text, int v1, uint32_t jobid,
-			   char *out, size_t len)
-{
-	char comp[32];
-	const char *line, *next;
-	size_t clen;
-
-	clen = snprintf(comp, sizeof(comp), "job_%u", jobid);
-	for (line = text; line && *line; line = next) {
-		const char *c1, *c2, *end, *p;
-
-		next = strchr(line, '\n');
-		end = next ? next : line + strlen(line);
-		if (next)
-			next++;
-		c1 = memchr(line, ':', end - line);
-		c2 = c1 ? memchr(c1 + 1, ':', end - c1 - 1) : NULL;
-		if (!c2)
-			continue;
-		if (v1) {
-			/* controllers "cpuset" or "cpu,cpuset,..." */
-			int found = 0;
-
-			for (p = c1 + 1; p < c2; ) {
-				const char *e = memchr(p, ',', c2 - p);
-
-				if (!e)
-					e = c2;
-				if (e - p == 6 && !strncmp(p, "cpuset", 6))
-					found = 1;
-				p = e + 1;
-			}
-			if (!found)
-				continue;
-		} else if (c1 - line != 1 || line[0] != '0' || c2 != c1 + 1) {
-			continue;
-		}
-		/* the first component that is exactly job_<jobid> */
-		for (p = c2 + 1; p < end; p++) {
-			if (p[0] != '/' || (size_t)(end - p - 1) < clen ||
-			    strncmp(p + 1, comp, clen))
-				continue;
-			if (p + 1 + clen != end && p[1 + clen] != '/')
-				continue;
-			if ((size_t)(p + 1 + clen - (c2 + 1)) >= len)
-				return -ENAMETOOLONG;
-			memcpy(out, c2 + 1, p + 1 + clen - (c2 + 1));
-			out[p + 1 + clen - (c2 + 1)] = '\0';
-			return 0;
-		}
-		return -ENOENT;
-	}
-	return -ENOENT;
-}
-
-/* Read a small file, without its trailing white space. */
-static int read_text(const char *path, char *buf, size_t len)
-{
-	ssize_t n, off = 0;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while ((size_t)off < len - 1) {
-		n = read(fd, buf + off, len - 1 - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			n = -errno;
-			close(fd);
-			return n;
-		}
-		if (!n)
-			break;
-		off += n;
-	}
-	close(fd);
-	buf[off] = '\0';
-	while (off > 0 && (buf[off - 1] == '\n' || buf[off - 1] == ' '))
-		buf[--off] = '\0';
-	return 0;
-}
-
-/*
- * The cgroup's effective CPUs: cpuset.cpus.effective (v2),
- * cpuset.effective_cpus or else cpuset.cpus (v1, maybe without the
- * "cpuset." of noprefix).
- */
-static int cgroup_cpus(const struct toss_cgroup *cg, char *buf, size_t len)
-{
-	static const char * const v2[] = { "cpus.effective", NULL };
-	static const char * const v1[] = { "effective_cpus", "cpus", NULL };
-	const char * const *name;
-	char path[PATH_MAX + 64];
-	int ret = -ENOENT;
-
-	for (name = cg->v1 ? v1 : v2; *name; name++) {
-		snprintf(path, sizeof(path), "%s/%s%s", cg->dir,
-			 cg->v1 && cg->noprefix ? "" : "cpuset.", *name);
-		ret = read_text(path, buf, len);
-		if (ret != -ENOENT)
-			break;
-	}
-	if (!ret && !buf[0])
-		ret = -ENOENT;
-	return ret;
-}
-
-/**
- * job_nodes() - the nodes to toss for a job cgroup
- * @cg: the job's cgroup
- * @cpus: its effective CPUs, read here
- * @cpulen: their size
- * @list: the nodes of these CPUs that are in its cpuset.mems.effective
- * @len: their size
- * @what: on failure, what failed
- *
- * Return: 0, -ENOENT when no node is left, or a negative error.
- */
-static int job_nodes(const struct toss_cgroup *cg, char *cpus, size_t cpulen,
-		     char *list, size_t len, const char **what)
-{
-	struct toss_nodes cpu_nodes, mems, both;
-	size_t i;
-	int ret, any = 0;
-
-	cpus[0] = '\0';
-	list[0] = '\0';
-	*what = "reading the cgroup's effective CPUs";
-	ret = cgroup_cpus(cg, cpus, cpulen);
-	if (ret)
-		return ret;
-	*what = "mapping the CPUs to NUMA nodes";
-	ret = toss_cpus_to_nodes(cpus, &cpu_nodes);
-	if (ret)
-		return ret;
-	*what = "reading the cgroup's cpuset.mems.effective";
-	ret = toss_cgroup_mems(cg, &mems);
-	if (ret)
-		return ret;
-	for (i = 0; i < ARRAY_SIZE(both.bits); i++) {
-		both.bits[i] = cpu_nodes.bits[i] & mems.bits[i];
-		any |= !!both.bits[i];
-	}
-	*what = "intersecting the CPUs' nodes with cpuset.mems.effective";
-	if (!any)
-		return -ENOENT;
-	toss_format_list(&both, list, len);
-	return 0;
-}
-
-/* mkdir -p, each new directory with mode 0700. */
-static int mkdir_p(const char *dir)
-{
-	char path[PATH_MAX];
-	char *p;
-
-	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	for (p = path + 1; ; p++) {
-		if (*p != '/' && *p)
-			continue;
-		if (p[-1] != '/') {
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(path, 0700) && errno != EEXIST)
-				return -errno;
-			*p = c;
-		}
-		if (!*p)
-			break;
-	}
-	return 0;
-}
-
-static void marker_path(uint32_t jobid, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/job_%u", CPUSET_TOSS_MARKER_DIR, jobid);
-}
-
-/**
- * marker_take() - be the first step of the job on this node to toss
- * @jobid: the job
- * @path: the marker's path
- * @len: its size
- *
- * Return: 1 if this step creates the marker, 0 if it exists, or a
- * negative error (then the caller tosses anyway).
- */
-static int marker_take(uint32_t jobid, char *path, size_t len)
-{
-	int fd, ret;
-
-	marker_path(jobid, path, len);
-	ret = mkdir_p(CPUSET_TOSS_MARKER_DIR);
-	if (ret)
-		return ret;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0)
-		return errno == EEXIST ? 0 : -errno;
-	close(fd);
-	return 1;
 }
 
 static long ms_since(const struct timespec *t0)
@@ -391,85 +166,272 @@ static long ms_since(const struct timespec *t0)
 	       (t1.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-/**
- * toss_job() - toss the nodes of a job's CPUs on this node
- * @jobid: the job
- * @what: the request, without nodes=
- *
- * Everything is logged here; a failure changes nothing else.
- */
-static void toss_job(uint32_t jobid, const char *what)
+/* toss_delegated()'s decisions, in slurmd's log with the job's id. */
+static void delegate_log(void *arg, int prio, const char *fmt, ...)
 {
-	char text[8192], rel[PATH_MAX], err[512], cpus[4096], list[LIST_MAX];
-	char req[TOSS_REQ_MAX];
-	struct toss_cgroup root, cg;
-	struct timespec t0;
-	const char *step;
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (prio <= LOG_ERR)
+		slurm_error(PFX "job %u: %s", *(uint32_t *)arg, msg);
+	else if (prio <= LOG_INFO)
+		slurm_info(PFX "job %u: %s", *(uint32_t *)arg, msg);
+	else
+		slurm_debug(PFX "job %u: %s", *(uint32_t *)arg, msg);
+}
+
+/**
+ * job_cgroup() - the job's cgroup, above the step's that slurmstepd is in
+ * @jobid: the job
+ * @cg: the cgroup of the path component "job_<jobid>"
+ * @err: a message on failure
+ * @errlen: its size
+ *
+ * Return: 0 or a negative error (-TOSS_ENOCGROUP: no job_<jobid>).
+ */
+static int job_cgroup(uint32_t jobid, struct toss_cgroup *cg, char *err,
+		      size_t errlen)
+{
+	struct toss_cgroup self;
+	char comp[32];
+	size_t clen;
+	char *p;
 	int ret;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	err[0] = '\0';
-	ret = toss_cgroup_from_path("/", &root, err, sizeof(err));
-	if (ret) {
-		slurm_error(PFX "job %u: no cpuset hierarchy, request \"%s\" not written: %s (%s)",
-			    jobid, what, err, toss_strerror(ret));
-		return;
+	ret = toss_cgroup_from_pid(0, &self, err, errlen);
+	if (ret)
+		return ret;
+	clen = snprintf(comp, sizeof(comp), "/job_%u", jobid);
+	for (p = strstr(self.rel, comp); p; p = strstr(p + 1, comp))
+		if (p[clen] == '/' || !p[clen])
+			break;
+	if (!p) {
+		snprintf(err, errlen, "slurmstepd's cgroup %.300s is not under job_%u",
+			 self.rel, jobid);
+		return -TOSS_ENOCGROUP;
 	}
-	ret = read_text(CPUSET_TOSS_PROC_CGROUP, text, sizeof(text));
-	if (ret) {
-		slurm_error(PFX "job %u: reading %s: %s; request \"%s\" not written",
-			    jobid, CPUSET_TOSS_PROC_CGROUP, toss_strerror(ret),
-			    what);
-		return;
-	}
-	ret = job_cgroup_path(text, root.v1, jobid, rel, sizeof(rel));
-	if (ret) {
-		slurm_error(PFX
-			    "job %u: slurmstepd is in no cgroup under job_%u of the cpuset hierarchy (%s) (is TaskPlugin=task/cgroup with ConstrainCores=yes?); request \"%s\" not written",
-			    jobid, jobid, root.v1 ? "cgroup v1" : "cgroup v2",
-			    what);
-		return;
-	}
-	err[0] = '\0';
-	ret = toss_cgroup_from_path(rel, &cg, err, sizeof(err));
-	if (ret) {
-		slurm_error(PFX "job %u: cgroup %s: %s (%s); request \"%s\" not written",
-			    jobid, rel, err, toss_strerror(ret), what);
-		return;
-	}
-	ret = job_nodes(&cg, cpus, sizeof(cpus), list, sizeof(list), &step);
-	if (ret) {
-		slurm_error(PFX
-			    "job %u: cgroup %s: CPUs \"%s\": %s: %s; request \"%s\" not written",
-			    jobid, cg.rel, cpus, step,
-			    ret == -ENOENT ? "no node left" :
-			    toss_strerror(ret), what);
-		return;
-	}
-	if (snprintf(req, sizeof(req), "%s nodes=%s", what, list) >=
-	    (int)sizeof(req)) {
-		slurm_error(PFX
-			    "job %u: cgroup %s: request \"%s nodes=%s\" is too long; not written",
-			    jobid, cg.rel, what, list);
-		return;
-	}
-	ret = toss_write(&cg, req);
-	if (ret == -EAGAIN) {
-		slurm_info(PFX "job %u: cgroup %s: nodes %s: request \"%s\": %s, after %ld ms",
-			   jobid, cg.rel, list, req, toss_strerror(ret),
-			   ms_since(&t0));
-		return;
-	}
-	if (ret) {
-		slurm_error(PFX
-			    "job %u: cgroup %s: nodes %s: request \"%s\" failed after %ld ms: %s",
-			    jobid, cg.rel, list, req, ms_since(&t0),
-			    toss_strerror(ret));
-		return;
-	}
-	slurm_info(PFX "job %u: tossed nodes %s (CPUs %s) of cgroup %s, request \"%s\", in %ld ms",
-		   jobid, list, cpus, cg.rel, req, ms_since(&t0));
+	p[clen] = '\0';
+	return toss_cgroup_from_path(self.rel, cg, err, errlen);
 }
+
+/*
+ * flock(LOCK_EX) on the job cgroup's directory, waiting at most @secs
+ * seconds (0: as long as it takes) for another step's toss.
+ */
+static int lock_job(int fd, unsigned int secs)
+{
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	struct timespec t0;
+
+	if (!secs)
+		return flock(fd, LOCK_EX) ? -errno : 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (ms_since(&t0) >= secs * 1000L)
+			return -ETIMEDOUT;
+		nanosleep(&tick, NULL);
+	}
+	return 0;
+}
+
+/*
+ * The job's CPUs on this machine as Slurm counts them: the step's
+ * (S_JOB_NCPUS) or the job's allocated cores, whichever is more.
+ */
+static int job_ncpus(spank_t sp)
+{
+	uint16_t ncpus = 0;
+	char *cores = NULL;
+	int n = 0;
+
+	if (spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS)
+		n = ncpus;
+	if (spank_get_item(sp, S_JOB_ALLOC_CORES, &cores) == ESPANK_SUCCESS &&
+	    cores && cores[0]) {
+		int c = toss_cpulist_weight(cores);
+
+		if (c > n)
+			n = c;
+	}
+	return n;
+}
+
+/**
+ * choose_nodes() - the nodes of this machine that are the job's
+ * @jobid: the job
+ * @policy: the policy's nodes: TOSS_NODES_OWN or TOSS_NODES_PINNED
+ * @cpus: the job cgroup's effective CPUs
+ * @nodes: out: own: the nodes whose every CPU is in @cpus; pinned: the
+ *	   nodes with a CPU in @cpus
+ *
+ * The nodes left alone are logged.  Return: 0 or a negative error.
+ */
+static int choose_nodes(uint32_t jobid, int policy, const char *cpus,
+			struct toss_nodes *nodes)
+{
+	struct toss_nodes some;
+	int node, ret;
+
+	ret = toss_cpus_to_nodes(cpus, &some);
+	if (ret || policy == TOSS_NODES_PINNED) {
+		*nodes = some;
+		return ret;
+	}
+	ret = toss_nodes_within_cpus(cpus, nodes);
+	if (ret)
+		return ret;
+	for (node = 0; node < TOSS_MAX_NODES; node++)
+		if (toss_node_isset(&some, node) &&
+		    !toss_node_isset(nodes, node))
+			slurm_info(PFX "job %u: node %d: left alone: the job has only some of its CPUs (CPUs %s; nodes = own)",
+				   jobid, node, cpus);
+	return 0;
+}
+
+/**
+ * toss_job() - toss the nodes of this machine that are the job's, once
+ * @sp: the step
+ * @jobid: the job
+ * @what: the request
+ *
+ * Everything is logged here; nothing fails the job.
+ */
+static void toss_job(spank_t sp, uint32_t jobid, const char *what)
+{
+	char err[512] = "", req[TOSS_REQ_MAX], list[TOSS_REQ_MAX];
+	struct toss_delegate d = { 0 };
+	struct toss_policy policy, pol;
+	struct toss_nodes nodes;
+	struct toss_cgroup cg;
+	struct timespec t0;
+	long long tosses = 0;
+	int fd, ret, ncpus, online, weight;
+	char *cpus = NULL;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = toss_policy_load(CPUSET_TOSS_POLICY, "slurm", &policy, err,
+			       sizeof(err));
+	if (ret) {
+		slurm_error(PFX "job %u: the policy: %s (%s); request \"%s\" not written",
+			    jobid, err, toss_strerror(ret), what);
+		return;
+	}
+	ret = job_cgroup(jobid, &cg, err, sizeof(err));
+	if (ret) {
+		slurm_error(PFX "job %u: no job cgroup in the cpuset hierarchy: %s (%s) (TaskPlugin=task/cgroup with ConstrainCores=yes is needed); request \"%s\" not written",
+			    jobid, err, toss_strerror(ret), what);
+		return;
+	}
+	fd = open(cg.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		slurm_error(PFX "job %u: %s: %s; request \"%s\" not written",
+			    jobid, cg.dir, toss_strerror(-errno), what);
+		return;
+	}
+	ret = lock_job(fd, policy.timeout);
+	if (ret) {
+		slurm_error(PFX "job %u: cgroup %s: no lock after %ld ms (another step's toss; timeout = %us): %s; request \"%s\" not written",
+			    jobid, cg.rel, ms_since(&t0), policy.timeout,
+			    toss_strerror(ret), what);
+		goto out;
+	}
+	ret = toss_stat_value(&cg, "tosses", &tosses);
+	if (ret) {
+		slurm_error(PFX "job %u: cgroup %s: reading \"tosses\" of cpuset.memory_toss_cache.stat: %s (a kernel without the file?); request \"%s\" not written",
+			    jobid, cg.rel, toss_strerror(ret), what);
+		goto out;
+	}
+	if (tosses > 0) {
+		slurm_debug(PFX "job %u: cgroup %s: tossed already (%lld), after %ld ms",
+			    jobid, cg.rel, tosses, ms_since(&t0));
+		goto out;
+	}
+
+	cpus = malloc(CPUS_MAX);
+	if (!cpus) {
+		slurm_error(PFX "job %u: out of memory", jobid);
+		goto out;
+	}
+	ret = toss_cgroup_cpus(&cg, cpus, CPUS_MAX);
+	weight = ret ? ret : toss_cpulist_weight(cpus);
+	online = toss_online_cpus();
+	if (weight < 0 || online < 0) {
+		slurm_error(PFX "job %u: cgroup %s: its CPUs or the online CPUs: %s; request \"%s\" not written",
+			    jobid, cg.rel, toss_strerror(weight < 0 ? weight : online),
+			    what);
+		goto out;
+	}
+	ncpus = job_ncpus(sp);
+	if (weight >= online && ncpus < online) {
+		slurm_info(PFX "job %u: cgroup %s: refused: its CPUs (%s) are every CPU of this machine but the job has %d: cores are not constrained (cgroup.conf ConstrainCores=yes is needed); request \"%s\" not written",
+			   jobid, cg.rel, cpus, ncpus, what);
+		goto out;
+	}
+
+	d.policy = &policy;
+	d.cg = &cg;
+	d.request = what;
+	d.log = delegate_log;
+	d.log_arg = &jobid;
+	/*
+	 * A request with nodes= of its own, and the policies that do not
+	 * look at the CPUs (none, any), are toss_delegated()'s alone.
+	 */
+	if ((policy.nodes == TOSS_NODES_OWN ||
+	     policy.nodes == TOSS_NODES_PINNED) &&
+	    !strstr(what, "nodes=")) {
+		ret = choose_nodes(jobid, policy.nodes, cpus, &nodes);
+		if (ret) {
+			slurm_error(PFX "job %u: cgroup %s: the nodes of CPUs %s: %s; request \"%s\" not written",
+				    jobid, cg.rel, cpus, toss_strerror(ret), what);
+			goto out;
+		}
+		toss_format_list(&nodes, list, sizeof(list));
+		if (!list[0]) {
+			slurm_info(PFX "job %u: cgroup %s: \"%s\": no node of its own (CPUs %s) to toss",
+				   jobid, cg.rel, what, cpus);
+			goto out;
+		}
+		if (snprintf(req, sizeof(req), "%s nodes=%s", what, list) >=
+		    (int)sizeof(req)) {
+			slurm_error(PFX "job %u: request \"%s nodes=%s\" is too long; not written",
+				    jobid, what, list);
+			goto out;
+		}
+		/* the nodes are chosen; the policy still checks the rest */
+		pol = policy;
+		pol.keys |= TOSS_KEY_NODES;
+		pol.nodes = TOSS_NODES_ANY;
+		d.policy = &pol;
+		d.request = req;
+	}
+	ret = toss_delegated(&d);
+	if (ret == 1)
+		goto out;
+	if (ret == -EAGAIN) {
+		slurm_info(PFX "job %u: cgroup %s: request \"%s\": %s, after %ld ms",
+			   jobid, cg.rel, d.written, toss_strerror(ret),
+			   ms_since(&t0));
+	} else if (ret) {
+		slurm_error(PFX "job %u: cgroup %s: request \"%s\" failed after %ld ms: %s",
+			    jobid, cg.rel, d.written[0] ? d.written : d.request,
+			    ms_since(&t0), toss_strerror(ret));
+	} else {
+		toss_format_list(&d.tossed, list, sizeof(list));
+		slurm_info(PFX "job %u: tossed nodes %s (CPUs %s) of cgroup %s, request \"%s\", in %ld ms",
+			   jobid, list, cpus, cg.rel, d.written, ms_since(&t0));
+	}
+out:
+	free(cpus);
+	close(fd);	/* and the lock with it */
+}
+
+#pragma GCC visibility push(default)
 
 /* Every context: register the option, read the plugstack.conf arguments. */
 int slurm_spank_init(spank_t sp, int ac, char *av[])
@@ -486,8 +448,8 @@ int slurm_spank_init(spank_t sp, int ac, char *av[])
 	}
 	for (i = 0; i < ac; i++) {
 		if (!strncmp(av[i], "default=", 8)) {
-			if (what_check(av[i] + 8, site_what, sizeof(site_what),
-				       err, sizeof(err))) {
+			if (what_copy(av[i] + 8, site_what, sizeof(site_what),
+				      err, sizeof(err))) {
 				if (remote)
 					slurm_error(PFX "plugstack.conf %s: %s; no default toss",
 						    av[i], err);
@@ -526,8 +488,8 @@ int slurm_spank_user_init(spank_t sp, int ac, char *av[])
 		return ESPANK_SUCCESS;
 	if (spank_option_getopt(sp, &toss_opt, &optarg) != ESPANK_SUCCESS)
 		return ESPANK_SUCCESS;
-	if (what_check(optarg, user_what, sizeof(user_what), err,
-		       sizeof(err))) {
+	if (what_copy(optarg, user_what, sizeof(user_what), err,
+		      sizeof(err))) {
 		slurm_error(PFX "--toss-cache: %s; the site's default applies",
 			    err);
 		user_set = 0;
@@ -546,71 +508,53 @@ int slurm_spank_user_init(spank_t sp, int ac, char *av[])
 
 /*
  * slurmstepd, as root, for each task after it is in the step cgroup and
- * before any task execs.
+ * before any task execs: local task 0 tosses, once per job and machine.
  */
 int slurm_spank_task_post_fork(spank_t sp, int ac, char *av[])
 {
-	char path[PATH_MAX];
+	struct toss_policy policy;
 	const char *what;
 	uint32_t jobid = 0, stepid = 0;
-	int taskid = -1, ret;
+	int taskid = -1;
+	char err[512];
 
 	(void)ac;
 	(void)av;
 	if (!spank_remote(sp))
 		return ESPANK_SUCCESS;
-	if (user_set)
-		what = user_what;
-	else if (site_set)
-		what = site_what;
-	else
-		return ESPANK_SUCCESS;
 	if (spank_get_item(sp, S_TASK_ID, &taskid) != ESPANK_SUCCESS ||
 	    taskid != 0)
 		return ESPANK_SUCCESS;
+	if (spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
+	    stepid == SLURM_EXTERN_CONT)
+		return ESPANK_SUCCESS;
+	if (user_set) {
+		what = user_what;
+	} else if (site_set) {
+		what = site_what;
+	} else {
+		/* the policy file's site default */
+		if (toss_policy_load(CPUSET_TOSS_POLICY, "slurm", &policy, err,
+				     sizeof(err))) {
+			slurm_error(PFX "the policy: %s; no toss", err);
+			return ESPANK_SUCCESS;
+		}
+		if (!policy.request[0])
+			return ESPANK_SUCCESS;
+		if (what_copy(policy.request, site_what, sizeof(site_what),
+			      err, sizeof(err))) {
+			slurm_error(PFX "the policy's request: %s; no default toss",
+				    err);
+			return ESPANK_SUCCESS;
+		}
+		what = site_what;
+	}
 	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS) {
 		slurm_error(PFX "no job id; request \"%s\" not written", what);
 		return ESPANK_SUCCESS;
 	}
-	if (spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS) {
-		slurm_error(PFX "job %u: no step id; request \"%s\" not written",
-			    jobid, what);
-		return ESPANK_SUCCESS;
-	}
-	if (stepid == SLURM_EXTERN_CONT)
-		return ESPANK_SUCCESS;
-
-	ret = marker_take(jobid, path, sizeof(path));
-	if (ret == 0) {
-		slurm_debug(PFX "job %u: %s exists, tossed already", jobid,
-			    path);
-		return ESPANK_SUCCESS;
-	}
-	if (ret < 0)
-		slurm_error(PFX "job %u: cannot create %s: %s; tossing anyway",
-			    jobid, path, toss_strerror(ret));
-	toss_job(jobid, what);
+	toss_job(sp, jobid, what);
 	return ESPANK_SUCCESS;
 }
 
-/*
- * slurmd's spank epilog (job script context, root), on each node of the
- * job at its end: a requeued job tosses again.
- */
-int slurm_spank_job_epilog(spank_t sp, int ac, char *av[])
-{
-	char path[PATH_MAX];
-	uint32_t jobid = 0;
-
-	(void)ac;
-	(void)av;
-	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS) {
-		slurm_error(PFX "epilog: no job id");
-		return ESPANK_SUCCESS;
-	}
-	marker_path(jobid, path, sizeof(path));
-	if (unlink(path) && errno != ENOENT)
-		slurm_error(PFX "job %u: cannot remove %s: %s", jobid, path,
-			    toss_strerror(-errno));
-	return ESPANK_SUCCESS;
-}
+#pragma GCC visibility pop

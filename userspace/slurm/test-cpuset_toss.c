@@ -1,25 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Host-side test of cpuset_toss.c, without Slurm: the plugin's source is
- * included with the marker directory and /proc/self/cgroup redirected to
- * a temporary directory, the SPANK API is stubbed, and toss_write() and
- * toss_cgroup_from_path() (but "/") are wrapped (-Wl,--wrap=...) so that
- * a fake job cgroup in the temporary directory stands for the real one.
- * Everything else is the real ../toss.c on the host's real
- * /sys/devices/system/node and cpuset hierarchy root (read only).
+ * included, the SPANK API is stubbed, and toss_cgroup_from_pid() and
+ * toss_cgroup_from_path() are wrapped (-Wl,--wrap=...) so that a fake job
+ * cgroup, a directory of plain files in TEST_DIR, stands for the real
+ * one.  Everything else is the real ../toss.c: the policy file
+ * (TEST_DIR/policy), toss_delegated(), the write to the fake
+ * cpuset.memory_toss_cache, and the NUMA topology read from
+ * /sys/devices/system/node, which test-spank.sh replaces, in a mount
+ * namespace of the test's own, by four nodes: node 0 CPU 0, node 1 CPUs
+ * 1 and 3, node 2 CPU 2, node 3 memory only (the integration VM's).
  *
- * Build (TMPD is made by the caller and removed afterwards):
- *   gcc -Wall -Wextra -Werror -O2 -DCPUSET_TOSS_MARKER_DIR='"'$TMPD'/run"' \
- *     -DCPUSET_TOSS_PROC_CGROUP='"'$TMPD'/cgroup"' -DTEST_DIR='"'$TMPD'"' \
- *     -Wl,--wrap=toss_write,--wrap=toss_cgroup_from_path \
- *     -o $TMPD/test slurm/test-cpuset_toss.c toss.c
+ * Only the SPANK callbacks are called, so that the test also builds
+ * against older versions of the plugin (test-spank.sh OLD=file).
+ *
+ * Build: see test-spank.sh.
  */
 #include "cpuset_toss.c"
 
+#include <signal.h>
 #include <stdarg.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
-static int failures, logged_errors;
-static char last_log[4096];
+static int failures;
+static char logbuf[65536];
 
 #define CHECK(cond) do {						\
 	if (!(cond)) {							\
@@ -29,46 +35,39 @@ static char last_log[4096];
 	}								\
 } while (0)
 
+#define LOGGED(s)	(strstr(logbuf, (s)) != NULL)
+
 /* The SPANK API, stubbed. */
 static spank_context_t fake_ctx = S_CTX_REMOTE;
-static int fake_task, fake_has_opt, fake_reg;
+static int fake_task, fake_has_opt, fake_reg, logged_errors;
 static uint32_t fake_job = 42, fake_step;
-static char *fake_optarg;
+static uint16_t fake_ncpus = 1;
+static char *fake_optarg, *fake_cores;
 static char fake_env[512];
 
 static void vlog(const char *lvl, const char *fmt, va_list ap)
 {
-	vsnprintf(last_log, sizeof(last_log), fmt, ap);
-	printf("  [%s] %s\n", lvl, last_log);
+	char line[4096];
+	size_t n = strlen(logbuf);
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	printf("  [%s] %s\n", lvl, line);
+	snprintf(logbuf + n, sizeof(logbuf) - n, "%s\n", line);
 }
 
-void slurm_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("info", fmt, ap);
-	va_end(ap);
+#define STUB_LOG(name, lvl, count)					\
+void name(const char *fmt, ...)						\
+{									\
+	va_list ap;							\
+									\
+	logged_errors += count;						\
+	va_start(ap, fmt);						\
+	vlog(lvl, fmt, ap);						\
+	va_end(ap);							\
 }
-
-void slurm_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	logged_errors++;
-	va_start(ap, fmt);
-	vlog("error", fmt, ap);
-	va_end(ap);
-}
-
-void slurm_debug(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("debug", fmt, ap);
-	va_end(ap);
-}
+STUB_LOG(slurm_info, "info", 0)
+STUB_LOG(slurm_error, "error", 1)
+STUB_LOG(slurm_debug, "debug", 0)
 
 spank_context_t spank_context(void)
 {
@@ -115,8 +114,8 @@ const char *spank_strerror(spank_err_t err)
 
 spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 {
-	va_list ap;
 	spank_err_t rc = ESPANK_SUCCESS;
+	va_list ap;
 
 	(void)sp;
 	va_start(ap, item);
@@ -132,6 +131,14 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 		if (fake_task < 0)
 			rc = ESPANK_NOT_TASK;
 		break;
+	case S_JOB_NCPUS:
+		*va_arg(ap, uint16_t *) = fake_ncpus;
+		break;
+	case S_JOB_ALLOC_CORES:
+		*va_arg(ap, char **) = fake_cores;
+		if (!fake_cores)
+			rc = ESPANK_BAD_ARG;
+		break;
 	default:
 		rc = ESPANK_BAD_ARG;
 	}
@@ -139,55 +146,44 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 	return rc;
 }
 
-/* The wrapped library functions. */
-int __real_toss_cgroup_from_path(const char *path, struct toss_cgroup *cg,
-				 char *err, size_t errlen);
+/* The wrapped library functions: the fake job cgroup. */
+#define STEP_REL	"/system.slice/n1_slurmstepd.scope/job_42/step_0/slurm"
+#define JOB_REL		"/system.slice/n1_slurmstepd.scope/job_42"
+
 int __wrap_toss_cgroup_from_path(const char *path, struct toss_cgroup *cg,
 				 char *err, size_t errlen);
-int __wrap_toss_write(const struct toss_cgroup *cg, const char *request);
-
-static char written[TOSS_REQ_MAX], written_dir[PATH_MAX];
-static int nwrites, write_ret;
+int __wrap_toss_cgroup_from_pid(pid_t pid, struct toss_cgroup *cg,
+				char *err, size_t errlen);
 
 int __wrap_toss_cgroup_from_path(const char *path, struct toss_cgroup *cg,
 				 char *err, size_t errlen)
 {
-	struct toss_cgroup root;
-	int ret;
-
+	memset(cg, 0, sizeof(*cg));
 	if (!strcmp(path, "/")) {
-		/* the host's, or (a chroot, a container without cgroupfs) a
-		 * v2 root of our own: the test needs no mounted hierarchy */
-		ret = __real_toss_cgroup_from_path(path, cg, err, errlen);
-		if (ret) {
-			memset(cg, 0, sizeof(*cg));
-			snprintf(cg->dir, sizeof(cg->dir), "%s/root", TEST_DIR);
-			snprintf(cg->rel, sizeof(cg->rel), "/");
-		}
+		snprintf(cg->dir, sizeof(cg->dir), "%s/root", TEST_DIR);
+		snprintf(cg->rel, sizeof(cg->rel), "/");
 		return 0;
 	}
-	ret = __wrap_toss_cgroup_from_path("/", &root, err, errlen);
-	if (ret)
-		return ret;
-	if (strcmp(path, "/slurm/uid_1000/job_42") &&
-	    strcmp(path, "/system.slice/n1_slurmstepd.scope/job_42")) {
+	if (strcmp(path, JOB_REL)) {
 		snprintf(err, errlen, "no cgroup %s (test)", path);
 		return -TOSS_ENOCGROUP;
 	}
-	*cg = root;
 	snprintf(cg->dir, sizeof(cg->dir), "%s/jobcg", TEST_DIR);
 	snprintf(cg->rel, sizeof(cg->rel), "%s", path);
-	cg->noprefix = 0;
 	return 0;
 }
 
-int __wrap_toss_write(const struct toss_cgroup *cg, const char *request)
+int __wrap_toss_cgroup_from_pid(pid_t pid, struct toss_cgroup *cg,
+				char *err, size_t errlen)
 {
-	nwrites++;
-	snprintf(written, sizeof(written), "%s", request);
-	snprintf(written_dir, sizeof(written_dir), "%s", cg->dir);
-	return write_ret;
+	CHECK(pid == 0);
+	if (__wrap_toss_cgroup_from_path("/", cg, err, errlen))
+		return -TOSS_ENOCGROUP;
+	snprintf(cg->rel, sizeof(cg->rel), "%s", STEP_REL);
+	return 0;
 }
+
+/* --- files ----------------------------------------------------------- */
 
 static void put(const char *name, const char *text)
 {
@@ -204,134 +200,158 @@ static void put(const char *name, const char *text)
 	fclose(f);
 }
 
-static void test_path(const char *text, int v1, uint32_t job, int want_ret,
-		      const char *want)
-{
-	char out[PATH_MAX];
-	int ret;
-
-	out[0] = '\0';
-	ret = job_cgroup_path(text, v1, job, out, sizeof(out));
-	printf("job_cgroup_path(v%d, job %u) = %d \"%s\"\n", v1 ? 1 : 2, job,
-	       ret, ret ? "" : out);
-	CHECK(ret == want_ret);
-	if (!ret && want)
-		CHECK(!strcmp(out, want));
-}
-
-static void test_what(const char *what, const char *want)
-{
-	char out[WHAT_MAX], err[512] = "";
-	int ret;
-
-	ret = what_check(what, out, sizeof(out), err, sizeof(err));
-	printf("what_check(%s%s%s) = %d \"%s\" %s\n", what ? "\"" : "",
-	       what ? what : "NULL", what ? "\"" : "", ret, ret ? "" : out,
-	       err);
-	if (want) {
-		CHECK(ret == 0);
-		CHECK(!ret && !strcmp(out, want));
-	} else {
-		CHECK(ret == -1 && err[0]);
-	}
-}
-
-static int marker_exists(uint32_t job)
+static void get(const char *name, char *buf, size_t len)
 {
 	char path[PATH_MAX];
+	FILE *f;
+	size_t n;
 
-	marker_path(job, path, sizeof(path));
-	return !access(path, F_OK);
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", TEST_DIR, name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
 }
 
-static void reset_job(void)
+/* What the plugin wrote to the fake cpuset.memory_toss_cache. */
+static char written[TOSS_REQ_MAX];
+
+static const char *what_written(void)
 {
+	get("jobcg/cpuset.memory_toss_cache", written, sizeof(written));
+	return written;
+}
+
+static void set_cpus(const char *cpus)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "%s\n", cpus);
+	put("jobcg/cpuset.cpus.effective", text);
+}
+
+static void set_tosses(int n)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "tosses %d\nwalks 0\n", n);
+	put("jobcg/cpuset.memory_toss_cache.stat", text);
+}
+
+#define POLICY_BASE	"min_interval = 0\ntimeout = 5\n"
+
+static void set_policy(const char *extra)
+{
+	char text[1024], path[PATH_MAX];
+
+	snprintf(text, sizeof(text), POLICY_BASE "[slurm]\n%s", extra);
+	put("policy", text);
+	snprintf(path, sizeof(path), "%s/policy", TEST_DIR);
+	chmod(path, 0644);
+}
+
+/* A fresh job: task 0 of step 0 of job 42, on CPUs 1 and 3 (node 1). */
+static void reset_job(const char *site)
+{
+	char marker[PATH_MAX];
+
+	/* a new job for older versions, which kept a marker per job */
+	snprintf(marker, sizeof(marker), "%s/run/cpuset-toss/slurm/job_42",
+		 TEST_DIR);
+	unlink(marker);
 	user_set = 0;
-	site_set = 0;
-	nwrites = 0;
-	written[0] = '\0';
-	write_ret = 0;
+	site_set = !!site;
+	if (site)
+		snprintf(site_what, sizeof(site_what), "%s", site);
 	fake_task = 0;
 	fake_step = 0;
 	fake_job = 42;
+	fake_ncpus = 2;
+	fake_cores = NULL;
 	fake_has_opt = 0;
 	fake_optarg = NULL;
 	fake_env[0] = '\0';
-	slurm_spank_job_epilog(NULL, 0, NULL);
+	logbuf[0] = '\0';
+	logged_errors = 0;
+	set_cpus("1,3");
+	put("jobcg/cpuset.mems.effective", "0-3\n");
+	put("jobcg/cpuset.memory_toss_cache", "");
+	set_tosses(0);
+	set_policy("");
+}
+
+static int post_fork(void)
+{
+	return slurm_spank_task_post_fork(NULL, 0, NULL);
+}
+
+static long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * Another step of the job: holds the lock on the job cgroup for @ms and
+ * then, if @toss, counts a toss in the stat file before it unlocks.
+ */
+static pid_t other_step(int ms, int toss)
+{
+	char dir[PATH_MAX];
+	int p[2];
+	pid_t pid;
+	char c;
+
+	snprintf(dir, sizeof(dir), "%s/jobcg", TEST_DIR);
+	if (pipe(p))
+		exit(1);
+	pid = fork();
+	if (pid < 0)
+		exit(1);
+	if (!pid) {
+		int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+		if (fd < 0 || flock(fd, LOCK_EX))
+			_exit(1);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		usleep(ms * 1000);
+		if (toss)
+			set_tosses(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		exit(1);
+	close(p[0]);
+	return pid;
 }
 
 int main(void)
 {
-	static const char v2[] = "0::/system.slice/n1_slurmstepd.scope/job_42/step_0/slurm\n";
-	static const char v1[] =
-		"12:pids:/system.slice/slurmd.service\n"
-		"5:cpu,cpuacct:/\n"
-		"4:cpuset:/slurm/uid_1000/job_42/step_batch\n"
-		"1:name=systemd:/system.slice/slurmd.service\n"
-		"0::/system.slice/slurmd.service\n";
 	char *av_ok[] = { "default=1:free=2G", "bogus" };
-	char *av_bad[] = { "default=1:nodes=0" };
 	char *av_one[] = { "default=1" };
-	char longwhat[600];
-	char deep[PATH_MAX + 100];
-	struct toss_cgroup root;
-	char cpus[256], list[256], err[256];
-	const char *step;
-	int ret;
+	char dir[PATH_MAX];
+	long t0, ms;
+	pid_t pid;
+	int st;
 
-	printf("== job_cgroup_path\n");
-	test_path(v2, 0, 42, 0, "/system.slice/n1_slurmstepd.scope/job_42");
-	test_path(v2, 0, 4, -ENOENT, NULL);	/* job_4 is not job_42 */
-	test_path(v2, 1, 42, -ENOENT, NULL);	/* no v1 cpuset line */
-	test_path(v1, 1, 42, 0, "/slurm/uid_1000/job_42");
-	test_path(v1, 0, 42, -ENOENT, NULL);	/* v2 line has no job */
-	test_path("3:cpu,cpuset,memory:/slurm/uid_0/job_7", 1, 7, 0,
-		  "/slurm/uid_0/job_7");	/* co-mounted, no newline */
-	test_path("3:cpusetx:/slurm/job_7\n", 1, 7, -ENOENT, NULL);
-	test_path("0::/job_7\n", 0, 7, 0, "/job_7");
-	test_path("0::/a/job_77/job_7/step_0\n", 0, 7, 0, "/a/job_77/job_7");
-	test_path("0::/a/xjob_7/step_0\n", 0, 7, -ENOENT, NULL);
-	test_path("0::/\n", 0, 7, -ENOENT, NULL);
-	test_path("", 0, 7, -ENOENT, NULL);
-	test_path("garbage\n0::/job_4294967292/step_extern\n", 0,
-		  4294967292U, 0, "/job_4294967292");
-	memset(deep, 'a', sizeof(deep));
-	memcpy(deep, "0::/", 4);
-	memcpy(deep + sizeof(deep) - 8, "/job_1\n", 8);
-	test_path(deep, 0, 1, -ENAMETOOLONG, NULL);
-
-	printf("== what_check\n");
-	test_what(NULL, "1");
-	test_what("", "1");
-	test_what("(null)", "1");
-	test_what("max", "max");
-	test_what("512M:free=2G", "512M free=2G");
-	test_what("1 free=2G scope=cgroup", "1 free=2G scope=cgroup");
-	test_what("1 nodes=1", NULL);
-	test_what("nodes=0", NULL);
-	test_what("1:nodes=0", NULL);
-	test_what("1 free=1G nodes=0-1", NULL);
-	test_what("1 xnodes=1", "1 xnodes=1");	/* the kernel refuses it */
-	test_what("1\tfree=1G", NULL);
-	test_what("1\nnodes=0", NULL);
-	test_what(":", NULL);
-	test_what("   ", NULL);
-	memset(longwhat, '1', sizeof(longwhat) - 1);
-	longwhat[sizeof(longwhat) - 1] = '\0';
-	test_what(longwhat, NULL);
-
-	printf("== option callback\n");
-	CHECK(opt_cb(0, NULL, 0) == 0 && user_set && !strcmp(user_what, "1"));
-	CHECK(opt_cb(0, "2G", 0) == 0 && !strcmp(user_what, "2G"));
-	CHECK(opt_cb(0, "1 nodes=0", 0) == -1 && !user_set);
-	CHECK(strstr(last_log, "nodes="));
-	logged_errors = 0;
-	CHECK(opt_cb(0, "1 nodes=0", 1) == 0 && !user_set && !logged_errors);
+	snprintf(dir, sizeof(dir), "%s/jobcg", TEST_DIR);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/root", TEST_DIR);
+	mkdir(dir, 0755);
+	/* what older versions read */
+	put("cgroup", "0::" STEP_REL "\n");
 
 	printf("== slurm_spank_init\n");
 	fake_ctx = S_CTX_LOCAL;
-	logged_errors = 0;
 	fake_reg = 0;
+	logged_errors = 0;
 	CHECK(slurm_spank_init(NULL, 2, av_ok) == ESPANK_SUCCESS);
 	CHECK(fake_reg == 1 && !logged_errors);	/* quiet in srun */
 	fake_ctx = S_CTX_SLURMD;
@@ -341,142 +361,191 @@ int main(void)
 	fake_ctx = S_CTX_REMOTE;
 	CHECK(slurm_spank_init(NULL, 2, av_ok) == ESPANK_SUCCESS);
 	CHECK(site_set && !strcmp(site_what, "1 free=2G"));
-	CHECK(logged_errors == 1 && strstr(last_log, "bogus"));
-	CHECK(slurm_spank_init(NULL, 1, av_bad) == ESPANK_SUCCESS);
-	CHECK(!site_set && logged_errors == 2);
+	CHECK(logged_errors == 1 && LOGGED("bogus"));
 
-	printf("== the host's cpuset root, read only (real toss.c)\n");
-	ret = __real_toss_cgroup_from_path("/", &root, err, sizeof(err));
-	printf("root: %d %s v1=%d %s\n", ret, root.dir, root.v1, err);
-	if (ret) {
-		printf("  (no cpuset hierarchy mounted here: the rest uses a v2 root of its own)\n");
-		toss_cgroup_from_path("/", &root, err, sizeof(err));
-	} else {
-		ret = job_nodes(&root, cpus, sizeof(cpus), list, sizeof(list),
-				&step);
-		printf("job_nodes(root) = %d cpus \"%s\" nodes \"%s\"\n", ret,
-		       cpus, list);
-		CHECK(ret == 0 && cpus[0] && list[0]);
-	}
-
-	printf("== post_fork and epilog, fake job cgroup %s/jobcg\n", TEST_DIR);
-	snprintf(err, sizeof(err), "%s/jobcg", TEST_DIR);
-	mkdir(err, 0700);
-	put(root.v1 ? "cgroup" : "cgroup.v2",
-	    root.v1 ? v1 : v2);
-	if (!root.v1)
-		put("cgroup", v2);
-	put("jobcg/cpuset.cpus.effective", "0\n");
-	put("jobcg/cpuset.effective_cpus", "0\n");
-	put("jobcg/cpuset.mems.effective", "0\n");
-	put("jobcg/cpuset.effective_mems", "0\n");
-	fake_ctx = S_CTX_REMOTE;
-
-	/* nothing asked: no toss, no marker */
-	reset_job();
+	printf("== nothing asked: no toss\n");
+	reset_job(NULL);
 	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(nwrites == 0 && !marker_exists(42));
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0] && !logged_errors);
 
-	/* the option via getopt in user_init, batch step */
-	reset_job();
+	printf("== the option, batch step, both CPUs of node 1\n");
+	reset_job(NULL);
 	fake_has_opt = 1;
 	fake_optarg = "512M:free=1G";
 	fake_step = SLURM_BATCH_SCRIPT;
 	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
 	CHECK(!strcmp(fake_env, SRUN_OPT_ENV "=512M free=1G"));
 	fake_task = 1;	/* not the first task */
-	CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(nwrites == 0 && !marker_exists(42));
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0]);
 	fake_task = 0;
-	CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(nwrites == 1 && !strcmp(written, "512M free=1G nodes=0"));
-	CHECK(strstr(written_dir, "/jobcg") && marker_exists(42));
-	CHECK(strstr(last_log, "tossed nodes 0") && strstr(last_log, "ms"));
-	/* step 0 of the same job: skipped */
-	fake_step = 0;
-	CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(nwrites == 1);
-	/* the epilog removes the marker: a requeue tosses again */
-	CHECK(slurm_spank_job_epilog(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(!marker_exists(42));
-	CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(nwrites == 2);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "512M free=1G nodes=1"));
+	CHECK(LOGGED("job 42: tossed nodes 1") && !logged_errors);
 
-	/* the extern step (task id -1) and any extern step: skipped */
-	reset_job();
-	site_set = 1;
-	snprintf(site_what, sizeof(site_what), "1");
+	printf("== one of the two CPUs of node 1: node 1 is left alone\n");
+	reset_job("1");
+	set_cpus("1");
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0]);
+	CHECK(LOGGED("node 1: left alone") && !logged_errors);
+	/* CPUs 0 and 1: node 0 is the job's, node 1 is not */
+	reset_job("1");
+	set_cpus("0-1");
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 nodes=0"));
+	CHECK(LOGGED("node 1: left alone"));
+	/* policy nodes = pinned: the nodes with a CPU of the job */
+	reset_job("1");
+	set_cpus("1");
+	set_policy("nodes = pinned\n");
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 nodes=1"));
+	/* policy nodes = none: never */
+	reset_job("1");
+	set_policy("nodes = none\n");
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0] && LOGGED("refused"));
+
+	printf("== keys the policy does not allow: refused, the job goes on\n");
+	{
+		static const char *const bad[] = {
+			"1 slab=1", "1 scope=node", "1 nodes=1", "1 nodes=0-3",
+			"1 free=1G slab=1", "lots", "1 bogus=1",
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			reset_job(NULL);
+			fake_has_opt = 1;
+			fake_optarg = (char *)bad[i];
+			CHECK(slurm_spank_user_init(NULL, 0, NULL) ==
+			      ESPANK_SUCCESS);
+			CHECK(post_fork() == ESPANK_SUCCESS);
+			printf("  \"%s\": wrote \"%s\"\n", bad[i],
+			       what_written());
+			CHECK(!what_written()[0] && LOGGED("refused"));
+		}
+		/* the site widens the keys */
+		reset_job(NULL);
+		fake_has_opt = 1;
+		fake_optarg = "1:slab=1";
+		set_policy("keys = free, slab\n");
+		CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
+		CHECK(post_fork() == ESPANK_SUCCESS);
+		CHECK(!strcmp(what_written(), "1 slab=1 nodes=1"));
+	}
+
+	printf("== cores not constrained: the cgroup has every CPU, the job one\n");
+	reset_job("1");
+	set_cpus("0-3");
+	fake_ncpus = 1;
+	fake_cores = "0";
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0]);
+	CHECK(LOGGED("ConstrainCores") && LOGGED("refused"));
+	/* the job has the whole machine: every node with CPUs */
+	reset_job("1");
+	set_cpus("0-3");
+	fake_ncpus = 4;
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 nodes=0-2"));
+	/* a step with one CPU of a job that has the whole machine */
+	reset_job("1");
+	set_cpus("0-3");
+	fake_ncpus = 1;
+	fake_cores = "0-3";
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 nodes=0-2"));
+
+	printf("== once per job: the kernel's tosses counter\n");
+	reset_job("1");
+	set_tosses(1);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0] && !logged_errors);
+	/* a kernel without the file: nothing written, logged */
+	reset_job("1");
+	snprintf(dir, sizeof(dir), "%s/jobcg/cpuset.memory_toss_cache.stat",
+		 TEST_DIR);
+	unlink(dir);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0] && logged_errors == 1);
+
+	printf("== a second step waits for the first one's toss\n");
+	reset_job("1");
+	pid = other_step(600, 1);
+	t0 = now_ms();
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	ms = now_ms() - t0;
+	printf("  waited %ld ms\n", ms);
+	CHECK(ms >= 500);
+	CHECK(!what_written()[0] && !logged_errors);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      !WEXITSTATUS(st));
+	/* the first step did not toss (refused, failed): the second does */
+	reset_job("1");
+	pid = other_step(300, 0);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 nodes=1"));
+	waitpid(pid, &st, 0);
+	/* a first step that takes longer than the policy's timeout */
+	reset_job("1");
+	set_policy("timeout = 1\n");
+	pid = other_step(2500, 1);
+	t0 = now_ms();
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	ms = now_ms() - t0;
+	printf("  gave up after %ld ms\n", ms);
+	CHECK(ms >= 900 && ms < 2400);
+	CHECK(!what_written()[0] && logged_errors == 1);
+	waitpid(pid, &st, 0);
+
+	printf("== the site's default: plugstack.conf, else the policy file\n");
+	reset_job(NULL);
+	CHECK(slurm_spank_init(NULL, 2, av_ok) == ESPANK_SUCCESS);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 free=2G nodes=1"));
+	reset_job(NULL);
+	set_policy("request = 256M\n");
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "256M nodes=1"));
+	/* the user's option wins */
+	reset_job("1");
+	fake_has_opt = 1;
+	fake_optarg = "128M";
+	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "128M nodes=1"));
+	/* a policy file others may write: nothing */
+	reset_job("1");
+	snprintf(dir, sizeof(dir), "%s/policy", TEST_DIR);
+	chmod(dir, 0666);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0] && logged_errors >= 1);
+
+	printf("== the extern step: never\n");
+	reset_job("1");
 	fake_step = SLURM_EXTERN_CONT;
 	fake_task = -1;
-	CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) == ESPANK_SUCCESS);
+	CHECK(post_fork() == ESPANK_SUCCESS);
 	fake_task = 0;
-	CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(nwrites == 0 && !marker_exists(42));
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0]);
 
-	/* site default, srun step; a failing write is logged, not returned */
-	fake_step = 3;
-	write_ret = -EINVAL;
-	logged_errors = 0;
-	CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(nwrites == 1 && !strcmp(written, "1 nodes=0"));
-	CHECK(logged_errors == 1 && strstr(last_log, "job 42") &&
-	      strstr(last_log, "1 nodes=0") && strstr(last_log, "invalid"));
-	CHECK(!strcmp(fake_env, ""));	/* not the batch step */
-
-	/* EAGAIN is info, not error */
-	reset_job();
-	site_set = 1;
-	snprintf(site_what, sizeof(site_what), "1");
-	write_ret = -EAGAIN;
-	logged_errors = 0;
-	CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(nwrites == 1 && !logged_errors);
-
+	printf("== errors are logged, never returned\n");
+	/* no cpuset.memory_toss_cache to write */
+	reset_job("1");
+	snprintf(dir, sizeof(dir), "%s/jobcg/cpuset.memory_toss_cache",
+		 TEST_DIR);
+	unlink(dir);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(logged_errors == 1 && LOGGED("job 42"));
 	/* another job: its cgroup is not found */
-	reset_job();
-	site_set = 1;
-	snprintf(site_what, sizeof(site_what), "1");
+	reset_job("1");
 	fake_job = 43;
-	logged_errors = 0;
-	CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(nwrites == 0 && logged_errors == 1 && marker_exists(43));
-	CHECK(strstr(last_log, "job 43"));
-	CHECK(slurm_spank_job_epilog(NULL, 0, NULL) == ESPANK_SUCCESS);
-
-	/* the CPUs' nodes are not in mems.effective */
-	reset_job();
-	site_set = 1;
-	snprintf(site_what, sizeof(site_what), "1");
-	put("jobcg/cpuset.mems.effective", "5\n");
-	put("jobcg/cpuset.effective_mems", "5\n");
-	logged_errors = 0;
-	CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(nwrites == 0 && logged_errors == 1 &&
-	      strstr(last_log, "no node left"));
-	put("jobcg/cpuset.mems.effective", "0\n");
-	put("jobcg/cpuset.effective_mems", "0\n");
-
-	/* no cgroup CPU file */
-	reset_job();
-	site_set = 1;
-	snprintf(site_what, sizeof(site_what), "1");
-	snprintf(err, sizeof(err), "%s/jobcg/cpuset.%s", TEST_DIR,
-		 root.v1 ? "effective_cpus" : "cpus.effective");
-	unlink(err);
-	if (root.v1) {
-		/* v1 falls back to cpuset.cpus */
-		put("jobcg/cpuset.cpus", "0\n");
-		CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) ==
-		      ESPANK_SUCCESS);
-		CHECK(nwrites == 1);
-	} else {
-		logged_errors = 0;
-		CHECK(slurm_spank_task_post_fork(NULL, 0, NULL) ==
-		      ESPANK_SUCCESS);
-		CHECK(nwrites == 0 && logged_errors == 1);
-	}
-	reset_job();
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0] && logged_errors == 1 && LOGGED("job 43"));
 
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;

@@ -1,14 +1,69 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # test-spank.sh <build/userspace> <scratch>: the SPANK plugin's logic with
-# the SPANK API stubbed (test-cpuset_toss.c).
+# the SPANK API stubbed (test-cpuset_toss.c), on the NUMA topology of the
+# integration VM (node 0: CPU 0, node 1: CPUs 1 and 3, node 2: CPU 2,
+# node 3: memory only), faked in /sys/devices/system in a mount namespace
+# of its own; and the symbols build/userspace/cpuset_toss.so exports.
+#
+# OLD=<cpuset_toss.c>: run the same test against another version of the
+# plugin (git show 3d47d27:userspace/slurm/cpuset_toss.c > old.c).
 set -e
 u=$(cd "$(dirname "$0")/.." && pwd)
+out=$1
 tmp=$2
-[ -e /usr/include/slurm/spank.h ] || { echo "no <slurm/spank.h>"; exit 4; }
-gcc -Wall -Wextra -Werror -O2 -I"$u" $(pkg-config --cflags jansson hwloc) \
-	-DCPUSET_TOSS_MARKER_DIR="\"$tmp/run/cpuset-toss/slurm\"" \
-	-DCPUSET_TOSS_PROC_CGROUP="\"$tmp/cgroup\"" -DTEST_DIR="\"$tmp\"" \
-	-Wl,--wrap=toss_write,--wrap=toss_cgroup_from_path \
-	-o "$tmp/test" "$u/slurm/test-cpuset_toss.c" "$u/toss.c" $(pkg-config --libs jansson hwloc)
+
+if [ -z "${SPANK_TEST_NS:-}" ]; then
+	[ -e /usr/include/slurm/spank.h ] || { echo "no <slurm/spank.h>"; exit 4; }
+	bad=0
+	if [ -z "${OLD:-}" ] && [ -e "$out/cpuset_toss.so" ]; then
+		# Slurm finds these with dlsym(); nothing else is exported
+		syms=$(nm -D --defined-only "$out/cpuset_toss.so" | awk '{ print $3 }' | sort | tr '\n' ' ')
+		want="plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_task_post_fork slurm_spank_user_init spank_plugin_version "
+		echo "cpuset_toss.so exports: $syms"
+		[ "$syms" = "$want" ] || { echo "FAIL: expected exactly: $want"; bad=1; }
+	fi
+	src=$u/slurm
+	if [ -n "${OLD:-}" ]; then
+		src=$tmp/old/slurm
+		mkdir -p "$src"
+		cp "$OLD" "$src/cpuset_toss.c"
+		cp "$u/slurm/test-cpuset_toss.c" "$src/"
+		cp "$u/toss.h" "$tmp/old/"
+	fi
+	# (the marker and /proc/self/cgroup of older versions)
+	gcc -Wall -Wextra -Werror -O2 -I"$u" $(pkg-config --cflags jansson hwloc) \
+		-DCPUSET_TOSS_POLICY="\"$tmp/policy\"" -DTEST_DIR="\"$tmp\"" \
+		-DCPUSET_TOSS_MARKER_DIR="\"$tmp/run/cpuset-toss/slurm\"" \
+		-DCPUSET_TOSS_PROC_CGROUP="\"$tmp/cgroup\"" \
+		-Wl,--wrap=toss_cgroup_from_path,--wrap=toss_cgroup_from_pid \
+		-o "$tmp/test" "$src/test-cpuset_toss.c" "$u/toss.c" \
+		$(pkg-config --libs jansson hwloc)
+	if [ "$(id -u)" = 0 ]; then
+		ns="unshare -m --propagation private"
+	else
+		ns="unshare -rm --propagation private"
+	fi
+	$ns true 2>/dev/null || { echo "no mount namespace of our own ($ns)"; exit 4; }
+	SPANK_TEST_NS=1 $ns sh "$0" "$out" "$tmp" || bad=1
+	exit $bad
+fi
+
+# In the namespace: the VM's topology, and a /run of our own.
+sys=/sys/devices/system
+mount -t tmpfs none $sys/node
+echo 0-3 > $sys/node/online
+echo 0-3 > $sys/node/possible
+echo 0-3 > $sys/node/has_memory
+echo 0-2 > $sys/node/has_cpu
+for n in 0 1 2 3; do
+	mkdir $sys/node/node$n
+done
+echo 0 > $sys/node/node0/cpulist
+echo 1,3 > $sys/node/node1/cpulist
+echo 2 > $sys/node/node2/cpulist
+echo > $sys/node/node3/cpulist
+echo 0-3 > "$tmp/cpu-online"
+mount --bind "$tmp/cpu-online" $sys/cpu/online
+mount -t tmpfs none /run
 "$tmp/test"
