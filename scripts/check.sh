@@ -141,7 +141,7 @@ if [ "$what" = all ] || [ "$what" = upstream ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = integration ]; then
-	DVM="$here/scripts/vm-run.sh -r $BUILD/debian.img -f $here/vm/integration -t ${VM_TIMEOUT:-900} -a ${ACCEL:-tcg}"
+	DVM="$here/scripts/vm-run.sh -r $BUILD/debian.img -f $here/vm/integration -t ${VM_TIMEOUT:-900} -a ${ACCEL:-tcg}"; export NODE_CPUS="0 1,3 2 -"	# node 1: CPUs 1 and 3 (Slurm)
 	rm -f "$res"/integration-*.log*
 	echo "check: booting the patched kernel on the Debian image: the integrations on cgroup v2"
 	$DVM -k "$kernel" -l "$res/integration-v2.log" -- "bash /extra/run v2" > /dev/null
