@@ -59,7 +59,8 @@ echo "debian-img: assembling $img"
 tmp=$(mktemp -d "$(dirname "$img")/debian-root.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cp -a "$cache/root/." "$tmp/"
-cp -a "$inst/." "$tmp/"
+# -K: the image has merged /usr (/lib is a link); keep its links
+rsync -aK "$inst/" "$tmp/"
 cp "$cache/manifest" "$img.manifest"
 rm -f "$img.tmp"
 truncate -s "$IMG_SIZE" "$img.tmp"
