@@ -253,6 +253,7 @@ install: userspace
 	# Slurm
 	$(if $(HAVE_SPANK),install -D -m 0644 $(UOUT)/cpuset_toss.so $(DESTDIR)$(SLURM_PLUGINDIR)/cpuset_toss.so,\
 		@echo 'install: no <slurm/spank.h> (libslurm-dev): the Slurm plugin is not built')
+	install -D -m 0644 $(USRC)/man/spank-cpuset-toss.8 $(DESTDIR)$(MANDIR)/man8/spank-cpuset-toss.8
 	[ -e $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/cpuset-toss.conf ] || \
 		install -D -m 0644 $(USRC)/slurm/plugstack.conf \
 			$(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/cpuset-toss.conf
