@@ -30,6 +30,7 @@ DOCDIR     ?= $(PREFIX)/share/doc/cpuset-toss
 SYSCONFDIR ?= /etc
 UNITDIR    ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
 HOOKSDIR   ?= /usr/share/containers/oci/hooks.d
+RUNC       ?= /usr/sbin/runc
 MULTIARCH  := $(shell gcc -print-multiarch 2>/dev/null)
 SLURM_PLUGINDIR ?= /usr/lib/$(MULTIARCH)/slurm-wlm
 
@@ -38,7 +39,7 @@ include $(TOP)/BASE
 PKGS := make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio xz-utils \
 	ccache git perl python3 qemu-system-x86 busybox-static bash-static \
 	e2fsprogs xfsprogs rsync fio stress-ng mmdebstrap libslurm-dev \
-	pkgconf dpkg-dev libjansson-dev libhwloc-dev libsystemd-dev clang
+	pkgconf dpkg-dev libjansson-dev libhwloc-dev libsystemd-dev clang libclang-rt-14-dev
 ifeq ($(KSRC),)
 ifeq ($(BASE_OK),)
 PKGS += $(BASE_PKG)=$(BASE_VERSION)
@@ -89,7 +90,7 @@ ULIB       := $(USRC)/toss.c $(USRC)/toss.h
 # The Slurm plugin needs libslurm-dev's <slurm/spank.h> (make deps installs
 # it); without it, `make install` installs everything else and says so.
 HAVE_SPANK := $(wildcard /usr/include/slurm/spank.h)
-UPROGS     := $(UOUT)/cpuset-toss $(UOUT)/cpuset-toss-oci-hook \
+UPROGS     := $(UOUT)/cpuset-toss $(UOUT)/cpuset-toss-oci-hook $(UOUT)/cpuset-toss-runc \
 	$(if $(HAVE_SPANK),$(UOUT)/cpuset_toss.so)
 DIMG       := $(BUILD)/debian.img
 DINST      := $(BUILD)/debian-install
@@ -223,6 +224,14 @@ $(UOUT)/cpuset-toss-oci-hook: $(USRC)/oci-hook.c $(USRC)/oci-state.c $(USRC)/oci
 	@mkdir -p $(@D)
 	$(UCC) -o $@ $(filter %.c,$^) $(LDFLAGS) $(ULIBS)
 
+# The runc wrapper for Docker's daemon.json "runtimes" (and containerd's
+# BinaryName): the paths it execs are fixed at build time, never PATH.
+$(UOUT)/cpuset-toss-runc: $(USRC)/docker/cpuset-toss-runc.c
+	@mkdir -p $(@D)
+	$(UCC) -DCPUSET_TOSS_HOOK='"$(LIBEXECDIR)/cpuset-toss-oci-hook"' \
+		-DCPUSET_TOSS_RUNC='"$(RUNC)"' -o $@ $(filter %.c,$^) $(LDFLAGS) \
+		$(shell pkg-config --libs jansson)
+
 # Only the slurm_spank_* entry points are exported (the plugin's own
 # visibility attributes); slurmstepd dlopen()s it, mode 0644 like Slurm's.
 $(UOUT)/cpuset_toss.so: $(USRC)/slurm/cpuset_toss.c $(ULIB)
@@ -242,6 +251,10 @@ install: userspace
 	install -D -m 0644 $(USRC)/man/cpuset-toss-oci-hook.8 $(DESTDIR)$(MANDIR)/man8/cpuset-toss-oci-hook.8
 	sed 's|/usr/libexec/cpuset-toss|$(LIBEXECDIR)|' $(USRC)/oci/50-cpuset-toss.json | \
 		install -D -m 0644 /dev/stdin $(DESTDIR)$(HOOKSDIR)/50-cpuset-toss.json
+	# Docker
+	install -D -m 0755 $(UOUT)/cpuset-toss-runc $(DESTDIR)$(LIBEXECDIR)/cpuset-toss-runc
+	install -D -m 0644 $(USRC)/man/cpuset-toss-runc.8 $(DESTDIR)$(MANDIR)/man8/cpuset-toss-runc.8
+	install -D -m 0644 $(USRC)/docker/daemon.json.example $(DESTDIR)$(DOCDIR)/docker-daemon.json.example
 	# systemd
 	sed 's|/usr/bin/cpuset-toss|$(BINDIR)/cpuset-toss|' '$(USRC)/systemd/cpuset-toss@.service' | \
 		install -D -m 0644 /dev/stdin '$(DESTDIR)$(UNITDIR)/cpuset-toss@.service'
