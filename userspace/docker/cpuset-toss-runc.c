@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cpuset-toss-runc(8): an OCI runtime that is runc plus the toss, for
+ * Docker (a "runtimes" entry in /etc/docker/daemon.json) and containerd
+ * (the runc shim's BinaryName).  Docker 20.10 has no annotations and no
+ * unified keys; this is how a Docker user asks: docker run
+ * --runtime=runc-toss --cpuset-mems=1 --cpuset-cpus=1 ...
+ *
+ * On "create" (and "run"), it adds to <bundle>/config.json the annotation
+ * "cpuset.memory_toss_cache" (unless the bundle has one) and a
+ * createRuntime hook running cpuset-toss-oci-hook(8), which does the toss
+ * as the site's policy allows (cpuset-toss.conf(5), [oci-hook]).  The
+ * new config.json replaces the old one by rename(2).  Then, for every
+ * command, it execs runc by its absolute path with all of its arguments
+ * but its own.  The way nvidia-container-runtime injects its hook.
+ *
+ * Its own options come first (Docker's runtimeArgs are put before
+ * runc's); each has the --name=value form:
+ *   --toss=WHAT          the annotation's value when the bundle has none
+ *                        (default "1"; ':' stands for a space, because
+ *                        Docker writes runtimeArgs into a shell script
+ *                        unquoted); --toss= (empty) adds no annotation,
+ *                        and the hook only where the bundle has one
+ *   --toss-runtime=PATH  the runtime to exec (default /usr/sbin/runc)
+ *
+ * It never fails a container over the toss: a config.json it cannot
+ * read or rewrite is left as it is, and logged.  It writes nothing to
+ * stdout or stderr on "create": under containerd's shim those are the
+ * container's own stdio.  Everything goes to syslog.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#ifndef CPUSET_TOSS_RUNC
+#define CPUSET_TOSS_RUNC "/usr/sbin/runc"
+#endif
+#ifndef CPUSET_TOSS_HOOK
+#define CPUSET_TOSS_HOOK "/usr/libexec/cpuset-toss/cpuset-toss-oci-hook"
+#endif
+#define ANNOTATION	"cpuset.memory_toss_cache"
+#define HOOK_TIMEOUT	30	/* as the hooks.d file's; the hook gives up first */
+#define WHAT_MAX	1023	/* the kernel's request limit, less the NUL */
+
+static const char *container = "?";
+
+static void rlog(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rlog(int prio, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	syslog(prio, "container %s: %s", container, msg);
+}
+
+/* The flag's name without its dashes (runc's CLI takes -x and --x). */
+static int flag_is(const char *arg, const char *const *names)
+{
+	size_t n;
+
+	if (arg[0] != '-')
+		return 0;
+	arg += arg[1] == '-' ? 2 : 1;
+	n = strcspn(arg, "=");
+	for (; *names; names++)
+		if (strlen(*names) == n && !strncmp(arg, *names, n))
+			return 1;
+	return 0;
+}
+
+/* runc's global flags that take a value, and create's and run's. */
+static const char *const global_val[] = {
+	"root", "log", "log-format", "criu", "rootless", NULL };
+static const char *const create_val[] = {
+	"bundle", "b", "console-socket", "pid-file", "preserve-fds", NULL };
+static const char *const bundle_flag[] = { "bundle", "b", NULL };
+
+/*
+ * The command (argv[*cmd]) after runc's global flags, and for create and
+ * run the bundle (last --bundle/-b wins, as in runc; "." without one)
+ * and the container id.  Flags may follow the id (urfave/cli reorders).
+ */
+static void parse_runc_args(int argc, char **argv, int *cmd, const char **bundle,
+			    const char **id)
+{
+	int i;
+
+	*bundle = NULL;
+	*id = NULL;
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (argv[i][0] != '-' || !argv[i][1])
+			break;
+		if (flag_is(argv[i], global_val) && !strchr(argv[i], '='))
+			i++;
+	}
+	*cmd = i;
+	if (i >= argc || (strcmp(argv[i], "create") && strcmp(argv[i], "run")))
+		return;
+	*bundle = ".";
+	for (i++; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			if (i + 1 < argc && !*id)
+				*id = argv[i + 1];
+			break;
+		}
+		if (a[0] != '-' || !a[1]) {
+			if (!*id)
+				*id = a;
+			continue;
+		}
+		if (!flag_is(a, create_val))
+			continue;
+		if (strchr(a, '=')) {
+			if (flag_is(a, bundle_flag))
+				*bundle = strchr(a, '=') + 1;
+		} else if (i + 1 < argc) {
+			if (flag_is(a, bundle_flag))
+				*bundle = argv[i + 1];
+			i++;
+		}
+	}
+}
+
+static int has_our_hook(json_t *list)
+{
+	size_t i;
+	json_t *h, *p;
+
+	json_array_foreach(list, i, h) {
+		p = json_object_get(h, "path");
+		if (json_is_string(p) && !strcmp(json_string_value(p), CPUSET_TOSS_HOOK))
+			return 1;
+	}
+	return 0;
+}
+
+/* The object member `key` of `obj`, created empty when absent. */
+static json_t *member(json_t *obj, const char *key, int array)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v)
+		return (array ? json_is_array(v) : json_is_object(v)) ? v : NULL;
+	v = array ? json_array() : json_object();
+	if (!v || json_object_set_new(obj, key, v))
+		return NULL;
+	return v;
+}
+
+/*
+ * Adds the annotation (if `what` is not empty and the bundle has none)
+ * and the hook (if the bundle then has the annotation) to the spec.
+ * Returns 1 if it changed it, 0 if not, -1 if the spec is not what the
+ * OCI runtime spec says.
+ */
+static int add_toss(json_t *spec, const char *what)
+{
+	json_t *ann, *hooks, *cr, *hook, *cur;
+	int changed = 0;
+
+	if (!json_is_object(spec) || !(ann = member(spec, "annotations", 0)))
+		return -1;
+	cur = json_object_get(ann, ANNOTATION);
+	if (cur && !json_is_string(cur))
+		return -1;
+	if (cur) {
+		rlog(LOG_INFO, "the bundle asks for \"%s\" itself", json_string_value(cur));
+	} else if (*what) {
+		if (json_object_set_new(ann, ANNOTATION, json_string(what)))
+			return -1;
+		changed = 1;
+	} else {
+		return 0;	/* not asked: no hook either */
+	}
+	if (!(hooks = member(spec, "hooks", 0)) || !(cr = member(hooks, "createRuntime", 1)))
+		return -1;
+	if (has_our_hook(cr))
+		return changed;
+	hook = json_pack("{s:s, s:[s], s:i}", "path", CPUSET_TOSS_HOOK,
+			 "args", CPUSET_TOSS_HOOK, "timeout", HOOK_TIMEOUT);
+	if (!hook || json_array_append_new(cr, hook))
+		return -1;
+	return 1;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * <bundle>/config.json with the toss added, replaced atomically: a new
+ * file in the bundle directory, same mode and owner, renamed over it.
+ */
+static void edit_bundle(const char *bundle, const char *what)
+{
+	char tmp[64], *text = NULL;
+	int dfd, fd = -1, r;
+	json_error_t jerr;
+	json_t *spec = NULL;
+	struct stat st;
+
+	dfd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		rlog(LOG_ERR, "bundle %s: %m; container left as it is", bundle);
+		return;
+	}
+	fd = openat(dfd, "config.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		rlog(LOG_ERR, "%s/config.json: %s; container left as it is", bundle,
+		     fd < 0 ? strerror(errno) : "not a regular file");
+		goto out;
+	}
+	/* duplicate keys: the last wins, as in runc's Go decoder */
+	spec = json_loadfd(fd, JSON_ALLOW_NUL, &jerr);
+	close(fd);
+	fd = -1;
+	if (!spec) {
+		rlog(LOG_ERR, "%s/config.json: line %d: %s; container left as it is",
+		     bundle, jerr.line, jerr.text);
+		goto out;
+	}
+	r = add_toss(spec, what);
+	if (r < 0) {
+		rlog(LOG_ERR, "%s/config.json: annotations or hooks.createRuntime of the wrong type; "
+		     "container left as it is", bundle);
+		goto out;
+	}
+	if (r == 0)
+		goto out;
+	text = json_dumps(spec, JSON_COMPACT);
+	if (!text) {
+		rlog(LOG_ERR, "%s/config.json: out of memory; container left as it is", bundle);
+		goto out;
+	}
+	snprintf(tmp, sizeof(tmp), ".config.json.cpuset-toss.%d", (int)getpid());
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rlog(LOG_ERR, "%s/%s: %m; container left as it is", bundle, tmp);
+		goto out;
+	}
+	if (write_all(fd, text, strlen(text)) || write_all(fd, "\n", 1) ||
+	    (fchown(fd, st.st_uid, st.st_gid) && errno != EPERM) ||
+	    fchmod(fd, st.st_mode & 07777) || fsync(fd) ||
+	    renameat(dfd, tmp, dfd, "config.json")) {
+		rlog(LOG_ERR, "%s/config.json: cannot replace it: %m; container left as it is",
+		     bundle);
+		unlinkat(dfd, tmp, 0);
+		goto out;
+	}
+	rlog(LOG_INFO, "added the createRuntime hook %s%s%s%s", CPUSET_TOSS_HOOK,
+	     *what ? " and the annotation \"" : "", what, *what ? "\"" : "");
+out:
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
+	free(text);
+	json_decref(spec);
+}
+
+/* --toss=WHAT: printable ASCII, ':' for a space, at most WHAT_MAX. */
+static int parse_what(const char *arg, char *buf, size_t len)
+{
+	size_t i, n = strlen(arg);
+
+	if (n >= len)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (arg[i] <= ' ' || arg[i] > '~')
+			return -1;
+		buf[i] = arg[i] == ':' ? ' ' : arg[i];
+	}
+	buf[n] = 0;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static char what[WHAT_MAX + 1] = "1";
+	const char *runtime = CPUSET_TOSS_RUNC, *bundle, *id;
+	int i, first, cmd;
+	char **nargv;
+
+	openlog("cpuset-toss-runc", LOG_PID, LOG_DAEMON);
+	for (first = 1; first < argc; first++) {
+		const char *a = argv[first];
+
+		if (!strncmp(a, "--toss=", 7)) {
+			if (parse_what(a + 7, what, sizeof(what))) {
+				rlog(LOG_ERR, "%s: not a request (printable, ':' for a space, "
+				     "at most %d characters)", a, WHAT_MAX);
+				fprintf(stderr, "cpuset-toss-runc: %s: not a request\n", a);
+				return EX_USAGE;
+			}
+		} else if (!strncmp(a, "--toss-runtime=", 15)) {
+			runtime = a + 15;
+			if (runtime[0] != '/') {
+				rlog(LOG_ERR, "%s: not an absolute path", a);
+				fprintf(stderr, "cpuset-toss-runc: %s: not an absolute path\n", a);
+				return EX_USAGE;
+			}
+		} else if (!strncmp(a, "--toss", 6)) {
+			rlog(LOG_ERR, "%s: unknown option", a);
+			fprintf(stderr, "cpuset-toss-runc: %s: unknown option\n", a);
+			return EX_USAGE;
+		} else {
+			break;
+		}
+	}
+	parse_runc_args(argc - first, argv + first, &cmd, &bundle, &id);
+	if (bundle) {
+		if (id)
+			container = id;
+		edit_bundle(bundle, what);
+	}
+
+	nargv = calloc((size_t)(argc - first) + 2, sizeof(*nargv));
+	if (!nargv) {
+		rlog(LOG_ERR, "out of memory");
+		return EX_OSERR;
+	}
+	nargv[0] = (char *)runtime;
+	for (i = first; i < argc; i++)
+		nargv[i - first + 1] = argv[i];
+	closelog();
+	execv(runtime, nargv);
+	openlog("cpuset-toss-runc", LOG_PID, LOG_DAEMON);
+	rlog(LOG_ERR, "cannot run %s: %m", runtime);
+	fprintf(stderr, "cpuset-toss-runc: cannot run %s: %s\n", runtime, strerror(errno));
+	return EX_UNAVAILABLE;
+}
