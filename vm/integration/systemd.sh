@@ -1,84 +1,218 @@
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by run: systemd slices, services and transient units.
+# Sourced by run: systemd services and slices with the drop-ins of
+# cpuset-toss@.service(8), with systemd 252 as PID 1 the judge of how they
+# load (systemctl show) and the kernel's own count of how often they tossed.
 
 # --- systemd ---------------------------------------------------------------
 
-# A unit's processes record, when they start, how much of node 1's file
-# is cached: 0 shows that the toss ran before them.
-SEEN='fincore -b -n -o RES '$FILL'/n1 > /run/seen-%n; exec sleep 600'
-seen() { local v=-1; read -r v < /run/seen-"$1"; echo "$v"; }
+EX=/usr/share/doc/cpuset-toss/examples	# the drop-ins make install ships
+SD=/etc/systemd/system
 
-test_systemd_slice() {
-	local bad=0
-	cat > /etc/systemd/system/job42.slice <<-EOF
-	[Slice]
-	AllowedMemoryNodes=1
-	X-MemoryTossCache=1
-	EOF
-	cat > /etc/systemd/system/job42-work.service <<-EOF
-	[Service]
-	Slice=job42.slice
-	ExecStart=/bin/sh -c '$SEEN'
-	EOF
-	systemctl daemon-reload
-	fill || return 1
-	systemctl start job42-work.service || return 1
-	sleep 1
-	log "job42-work saw $(seen job42-work.service) bytes of node 1's file at its start"
-	[ "$(seen job42-work.service)" = 0 ] || bad=1
-	expect_tossed 1 && expect_tosses $CG/job42.slice 1 || bad=1
-	# No second toss: not on daemon-reload, not when a service of the
-	# slice restarts, not for a second service in it.
-	fill || return 1
-	systemctl daemon-reload
-	systemctl restart job42-work.service
-	systemd-run --quiet --unit=job42-extra --slice=job42.slice sleep 600
-	sleep 1
-	expect_tossed && expect_tosses $CG/job42.slice 1 || bad=1
-	systemctl stop job42-work.service job42-extra.service
-	return $bad
+# seen_cmd <unit>: a command line that records, when the unit's process
+# starts, how much of node 1's file is cached (0: the toss ran before it).
+seen_cmd() { echo "fincore -b -n -o RES $FILL/n1 > /run/seen-$1; exec sleep 600"; }
+seen() { local v=-1; read -r v < /run/seen-"$1"; echo "$v"; } 2> /dev/null
+expect_seen0() {	# expect_seen0 <unit>: its start (sh) has run fincore
+	local v i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -s /run/seen-"$1" ] && break
+		sleep 0.5
+	done
+	v=$(seen "$1")
+	log "$1 saw $v bytes of node 1's file cached at its start"
+	[ "$v" = 0 ]
 }
 
+# dropin <unit> <example> [sed script]: an example drop-in as the admin
+# copies it, into <unit>'s drop-in directory.
+dropin() {
+	mkdir -p "$SD/$1.d"
+	sed "${3:-}" "$EX/$2" > "$SD/$1.d/cpuset-toss.conf"
+}
+
+# shows <unit> <property> <string>: systemctl show's value has it.
+shows() {
+	local v
+	v=$(systemctl show -p "$2" --value "$1")
+	log "$1: $2=$v"
+	[[ $v == *"$3"* ]] && return 0
+	log "$1: $2 has no '$3'"
+	return 1
+}
+
+sd_clean() {	# sd_clean <unit files and dirs of $SD...>: remove, reload
+	local f
+	for f in "$@"; do rm -rf "${SD:?}/$f"; done
+	systemctl daemon-reload
+	systemctl reset-failed 2> /dev/null
+}
+
+# A service with the drop-in, its request quoted: systemd unquotes it
+# into one argument (the kernel would refuse '"1'); ExecStartPre= tosses
+# the service's cgroup before ExecStart=, and a daemon-reload does not.
 test_systemd_service() {
-	local bad=0
-	cat > /etc/systemd/system/tossd.service <<-EOF
+	local bad=0 u=tossd.service
+	cat > $SD/$u <<-EOF
 	[Service]
 	AllowedMemoryNodes=1
-	X-MemoryTossCache=1 nodes=1
-	ExecStart=/bin/sh -c '$SEEN'
+	ExecStart=/bin/sh -c '$(seen_cmd $u)'
+	EOF
+	dropin $u cpuset-toss-service.conf 's|--write "1"|--write "1 nodes=1"|'
+	systemctl daemon-reload
+	shows $u ExecStartPre 'argv[]=/usr/bin/cpuset-toss --quiet --self --write 1 nodes=1 ; ignore_errors=yes' || bad=1
+	shows $u ExecStartPreEx 'flags=ignore-failure privileged' || bad=1
+	fill || return 1
+	systemctl start $u || return 1
+	expect_seen0 $u || bad=1
+	expect_tossed 1 && expect_tosses $CG/system.slice/$u 1 || bad=1
+	fill || return 1
+	systemctl daemon-reload
+	sleep 1
+	expect_tossed && expect_tosses $CG/system.slice/$u 1 || bad=1
+	systemctl stop $u
+	sd_clean $u $u.d
+	return $bad
+}
+
+# A drop-in of an alias name (tossalias.service.d/ for tossr.service,
+# Alias= enabled): systemd applies it to the unit.
+test_systemd_alias() {
+	local bad=0 u=tossr.service
+	cat > $SD/$u <<-EOF
+	[Service]
+	AllowedMemoryNodes=1
+	ExecStart=/bin/sh -c '$(seen_cmd $u)'
+	[Install]
+	Alias=tossalias.service
 	EOF
 	systemctl daemon-reload
+	systemctl enable $u 2>&1 | sed 's/^/# /'
+	[ -L $SD/tossalias.service ] || { log "no alias symlink"; bad=1; }
+	dropin tossalias.service cpuset-toss-service.conf
+	systemctl daemon-reload
+	shows $u DropInPaths $SD/tossalias.service.d/cpuset-toss.conf || bad=1
+	shows $u ExecStartPre 'argv[]=/usr/bin/cpuset-toss --quiet --self --write 1 ;' || bad=1
 	fill || return 1
-	systemctl start tossd.service || return 1
+	systemctl start tossalias.service || return 1
+	expect_seen0 $u || bad=1
+	expect_tossed 1 && expect_tosses $CG/system.slice/$u 1 || bad=1
+	systemctl stop $u
+	systemctl disable $u 2> /dev/null
+	sd_clean $u tossalias.service tossalias.service.d
+	return $bad
+}
+
+# A template's drop-in (tosst@.service.d/) serves every instance; the
+# instance names its node.
+test_systemd_template() {
+	local bad=0 u=tosst@1.service
+	cat > $SD/tosst@.service <<-EOF
+	[Service]
+	AllowedMemoryNodes=%i
+	ExecStart=/bin/sh -c '$(seen_cmd %n)'
+	EOF
+	dropin tosst@.service cpuset-toss-service.conf
+	systemctl daemon-reload
+	shows $u ExecStartPre 'argv[]=/usr/bin/cpuset-toss --quiet --self --write 1 ;' || bad=1
+	fill || return 1
+	systemctl start $u || return 1
+	expect_seen0 $u || bad=1
+	expect_tossed 1 && expect_tosses $CG/system.slice/system-tosst.slice/$u 1 || bad=1
+	systemctl stop $u
+	sd_clean tosst@.service tosst@.service.d
+	return $bad
+}
+
+# A transient service with the drop-in's line as a property.
+test_systemd_transient_pre() {
+	local bad=0 u=tpre.service
+	fill || return 1
+	systemd-run --quiet --unit=$u -p AllowedMemoryNodes=1 \
+		-p 'ExecStartPre=-+/usr/bin/cpuset-toss --quiet --self --write "1 nodes=1"' \
+		/bin/sh -c "$(seen_cmd $u)" || return 1
 	sleep 1
-	log "tossd saw $(seen tossd.service) bytes of node 1's file at its start"
-	[ "$(seen tossd.service)" = 0 ] || bad=1
-	expect_tossed 1 && expect_tosses $CG/system.slice/tossd.service 1 || bad=1
+	shows $u ExecStartPre 'argv[]=/usr/bin/cpuset-toss --quiet --self --write 1 nodes=1 ; ignore_errors=yes' || bad=1
+	expect_seen0 $u || bad=1
+	expect_tossed 1 && expect_tosses $CG/system.slice/$u 1 || bad=1
+	systemctl stop $u
+	return $bad
+}
+
+# A slice's drop-in wants its toss; a transient unit in the slice
+# (systemd-run --slice=) ordered after it starts on a clean node 1.
+test_systemd_transient() {
+	local bad=0 u=tjob.service t=cpuset-toss@job42.slice.service
+	printf '[Slice]\nAllowedMemoryNodes=1\n' > $SD/job42.slice
+	dropin job42.slice cpuset-toss-slice.conf
+	systemctl daemon-reload
+	shows job42.slice Wants $t || bad=1
+	fill || return 1
+	systemd-run --quiet --unit=$u --slice=job42.slice -p After=$t -p Wants=$t \
+		/bin/sh -c "$(seen_cmd $u)" || return 1
+	sleep 1
+	shows $u After $t || bad=1
+	shows $t ActiveState active || bad=1
+	expect_seen0 $u || bad=1
+	expect_tossed 1 && expect_tosses $CG/job42.slice 1 || bad=1
+	systemctl stop $u job42.slice
+	sd_clean job42.slice job42.slice.d
+	return $bad
+}
+
+# A family of slices by a prefix drop-in (job-.slice.d/, %n the slice's
+# name), the request from a drop-in of the instance, a member ordered
+# after the toss; then no second toss on daemon-reload, on a restart of
+# the member or when another member starts; again after a stop of the
+# slice.
+test_systemd_slice() {
+	local bad=0 u=job42-work.service s=job-42.slice t=cpuset-toss@job-42.slice.service
+	local cg=$CG/job.slice/job-42.slice
+	printf '[Slice]\nAllowedMemoryNodes=1\n' > $SD/$s
+	mkdir -p $SD/job-.slice.d $SD/$t.d
+	cp $EX/cpuset-toss-slice.conf $SD/job-.slice.d/cpuset-toss.conf
+	cp $EX/cpuset-toss-request.conf $SD/$t.d/request.conf
+	cat > $SD/$u <<-EOF
+	[Service]
+	Slice=$s
+	ExecStart=/bin/sh -c '$(seen_cmd $u)'
+	EOF
+	dropin $u cpuset-toss-after.conf "s/job42\.slice/$s/g"
+	systemctl daemon-reload
+	shows $s Wants $t || bad=1
+	shows $u After $t || bad=1
+	shows $t Environment 'CPUSET_TOSS_WRITE=1 nodes=1' || bad=1
+	fill || return 1
+	systemctl start $u || return 1
+	expect_seen0 $u || bad=1
+	expect_tossed 1 && expect_tosses $cg 1 || bad=1
+	journalctl -q -o cat -u $t | sed 's/^/#   /'
 	fill || return 1
 	systemctl daemon-reload
+	systemctl restart $u
+	systemd-run --quiet --unit=job42-extra --slice=$s -p After=$t -p Wants=$t sleep 600
 	sleep 1
-	expect_tossed && expect_tosses $CG/system.slice/tossd.service 1 || bad=1
-	systemctl stop tossd.service
+	log "after daemon-reload, a restart of $u and job42-extra: $(tosses $cg) tosses"
+	expect_tossed && expect_tosses $cg 1 || bad=1
+	# PartOf=: stopping the slice stops the toss unit; the next start of
+	# a member tosses again.
+	systemctl stop $s
+	log "after a stop of $s: $t $(systemctl show -p ActiveState --value $t)"
+	rm -f /run/seen-$u
+	fill || return 1
+	systemctl start $u || return 1
+	expect_seen0 $u || bad=1
+	expect_tossed 1 && expect_tosses $cg 1 || bad=1
+	systemctl stop $s
+	sd_clean $s job-.slice.d $t.d $u $u.d
 	return $bad
 }
-
-test_systemd_transient() {
-	local bad=0
-	systemd-run --quiet --unit=tjob -p AllowedMemoryNodes=1 sleep 600 || return 1
-	fill || return 1
-	systemctl start cpuset-toss@tjob.service.service || return 1
-	expect_tossed 1 && expect_tosses $CG/system.slice/tjob.service 1 || bad=1
-	fill || return 1
-	systemctl start cpuset-toss@tjob.service.service	# active: no second toss
-	expect_tossed && expect_tosses $CG/system.slice/tjob.service 1 || bad=1
-	systemctl stop tjob.service
-	return $bad
-}
-
 
 tests_systemd() {
 	[ "$mode" = v2 ] || return 0
-	t systemd-slice test_systemd_slice
 	t systemd-service test_systemd_service
+	t systemd-alias test_systemd_alias
+	t systemd-template test_systemd_template
+	t systemd-transient-pre test_systemd_transient_pre
 	t systemd-transient test_systemd_transient
+	t systemd-slice test_systemd_slice
 }
