@@ -103,9 +103,14 @@ test_cli_json_errors() {
 	local out rc bad=0 a
 	fill || return 1
 	for a in "nosuchjob" "--unit nosuch.service" "--pid 4294967297" "--bogus job1" \
-		"--write bogus job1" "--nodes 0 job1" "" "--self"; do
-		# shellcheck disable=SC2086
-		out=$(cpuset-toss --json $a 2>/dev/null); rc=$?
+		"--write bogus job1" "--nodes 0 job1" "" "--self in init.scope"; do
+		if [ "$a" = "--self in init.scope" ]; then
+			# never the root cgroup or init.scope (every node there)
+			out=$(sh -c 'echo $$ > '$CG'/init.scope/cgroup.procs && exec cpuset-toss --json --self' 2>/dev/null); rc=$?
+		else
+			# shellcheck disable=SC2086
+			out=$(cpuset-toss --json $a 2>/dev/null); rc=$?
+		fi
 		log "--json $a: $rc: $out"
 		if ! echo "$out" | jq -e --argjson rc $rc '.exit_code == $rc and $rc != 0' > /dev/null; then
 			log "not one JSON object with exit_code $rc"
