@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by run: LXC (lxc.cgroup2.* keys, no code of ours), Docker (the
+# runtime wrapper cpuset-toss-runc in daemon.json) and containerd (the
+# wrapper as the runc shim's binary).
+
+RUNC_TOSS=/usr/libexec/cpuset-toss/cpuset-toss-runc
+N1CPUS=$(cat /sys/devices/system/node/node1/cpulist)	# node 1's CPUs, whole
+
+# --- LXC -------------------------------------------------------------------
+
+# lxc_ct <name> <cgroup2 keys...>: a busybox container, no network, whose
+# init records its cgroup's toss count before anything else, then sleeps.
+lxc_ct() {
+	local name=$1 r=/var/lib/lxc/$1/rootfs k
+	shift
+	lxc-stop -n "$name" -k > /dev/null 2>&1
+	rm -rf "/var/lib/lxc/$name"
+	mkdir -p $r/bin $r/proc $r/sys $r/dev $r/tmp
+	cp /bin/busybox $r/bin/
+	for k in sh sleep cat; do ln -sf busybox $r/bin/$k; done
+	printf '#!/bin/sh\ncat /sys/fs/cgroup/cpuset.memory_toss_cache.stat > /tmp/stat\nexec sleep 600\n' > $r/init
+	chmod 0755 $r/init
+	{
+		echo "lxc.uts.name = $name"
+		echo "lxc.rootfs.path = dir:$r"
+		echo "lxc.net.0.type = empty"
+		echo "lxc.init.cmd = /init"
+		echo "lxc.mount.auto = proc:rw sys:ro cgroup:ro"
+		echo "lxc.apparmor.profile = unconfined"
+		for k; do echo "lxc.cgroup2.$k"; done
+	} > "/var/lib/lxc/$name/config"
+}
+
+# lxc_run <name> <nodes expected tossed...>
+lxc_run() {
+	local name=$1 pid dir i rc=0
+	shift
+	fill || return 1
+	lxc-start -n "$name" -l INFO -o "/tmp/lxc-$name.log" || { log "lxc-start failed"; return 1; }
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -s "/var/lib/lxc/$name/rootfs/tmp/stat" ] && break
+		sleep 0.5
+	done
+	pid=$(lxc-info -n "$name" -p -H)
+	dir=$(cgdir_of_pid "$pid")
+	log "lxc $name: init $pid in $dir, mems $(cat "$dir/cpuset.mems.effective"), cpus $(cat "$dir/cpuset.cpus.effective")"
+	expect_tossed "$@" && expect_tosses "$dir" 1 || rc=1
+	# the container's init, first thing, saw the toss already done
+	i=$(sed -n 's/^tosses //p' "/var/lib/lxc/$name/rootfs/tmp/stat" 2>/dev/null)
+	log "the container's init read tosses ${i:-nothing} from its cgroup"
+	[ "$i" = 1 ] || rc=1
+	lxc-stop -n "$name" -k
+	return $rc
+}
+
+# The order of the keys is the order LXC writes them in: mems, then the toss.
+test_lxc() {
+	lxc_ct tossct "cpuset.cpus = $N1CPUS" "cpuset.mems = 1" "cpuset.memory_toss_cache = 1" &&
+		lxc_run tossct 1
+}
+
+# The toss before cpuset.mems: the new cgroup has every node then, and a
+# root writer tosses them all (what the README warns of).
+test_lxc_order() {
+	lxc_ct tossorder "cpuset.memory_toss_cache = 1" "cpuset.cpus = $N1CPUS" "cpuset.mems = 1" &&
+		lxc_run tossorder 0 1 2
+}
+
+# --- Docker ----------------------------------------------------------------
+
+DOCKER_READY=
+docker_setup() {
+	[ -n "$DOCKER_READY" ] && return 0
+	# The test kernel: no iptables (nft), no bridge, no overlayfs, and
+	# ext4 without security xattrs, which the vfs driver copies; XFS has
+	# them.
+	mkdir -p /etc/docker /mnt/xfs/docker
+	cat > /etc/docker/daemon.json <<-EOF
+	{
+		"storage-driver": "vfs", "data-root": "/mnt/xfs/docker",
+		"iptables": false, "ip-masq": false, "bridge": "none",
+		"runtimes": {
+			"runc-toss": { "path": "$RUNC_TOSS" },
+			"runc-toss-max": { "path": "$RUNC_TOSS", "runtimeArgs": ["--toss=max"] }
+		}
+	}
+	EOF
+	systemctl reset-failed docker.service docker.socket > /dev/null 2>&1
+	systemctl restart docker || { log "dockerd does not start"; return 1; }
+	mkrootfs
+	tar -C $ROOTFS -c . | docker import - toss-busybox:1 > /dev/null ||
+		{ log "docker import failed"; return 1; }
+	DOCKER_READY=1
+}
+
+# docker_ct <nodes expected tossed> <tosses expected> <docker run args...>
+docker_ct() {
+	local nodes=$1 want=$2 id pid dir b rc=0
+	shift 2
+	docker_setup || return 1
+	fill || return 1
+	id=$(docker run -d --network none "$@" toss-busybox:1 sleep 600) ||
+		{ log "docker run failed"; return 1; }
+	pid=$(docker inspect -f '{{.State.Pid}}' "$id")
+	dir=$(cgdir_of_pid "$pid")
+	b=/run/containerd/io.containerd.runtime.v2.task/moby/$id
+	log "docker $*: pid $pid in $dir, mems $(cat "$dir/cpuset.mems.effective"), cpus $(cat "$dir/cpuset.cpus.effective")"
+	log "bundle: $(jq -c '{annotations, hooks}' $b/config.json 2>/dev/null)"
+	# shellcheck disable=SC2086
+	expect_tossed $nodes && expect_tosses "$dir" "$want" || rc=1
+	[ "$(docker inspect -f '{{.State.Running}}' "$id")" = true ] || { log "not running"; rc=1; }
+	docker rm -f "$id" > /dev/null
+	return $rc
+}
+
+test_docker_toss() {
+	docker_ct 1 1 --runtime=runc-toss --cpuset-mems=1 --cpuset-cpus="$N1CPUS"
+}
+
+test_docker_plain() {	# runc itself: nothing tossed
+	docker_ct "" 0 --cpuset-mems=1 --cpuset-cpus="$N1CPUS"
+}
+
+# Not pinned to nodes: the hook's policy refuses (mems are every node), the
+# container runs, the refusal is logged.
+test_docker_unpinned() {
+	local t0 rc=0
+	t0=$(date '+%F %T')
+	docker_ct "" 0 --runtime=runc-toss || rc=1
+	journalctl -t cpuset-toss-oci-hook --since "$t0" --no-pager -o cat | sed 's/^/# hook: /'
+	return $rc
+}
+
+# runtimeArgs: Docker 20.10 writes them into a script it puts in front of
+# ours (/var/lib/docker/runtimes/<name>); --toss=max is the annotation.
+test_docker_runtime_args() {
+	local t0 rc=0
+	t0=$(date '+%F %T')
+	docker_ct 1 1 --runtime=runc-toss-max --cpuset-mems=1 --cpuset-cpus="$N1CPUS" || rc=1
+	log "$(cat /mnt/xfs/docker/runtimes/runc-toss-max 2>/dev/null | tr '\n' ' ')"
+	journalctl -t cpuset-toss-runc --since "$t0" --no-pager -o cat | sed 's/^/# runc wrapper: /'
+	journalctl -t cpuset-toss-runc --since "$t0" --no-pager -o cat | grep -q 'annotation "max"' || rc=1
+	return $rc
+}
+
+# --- containerd ------------------------------------------------------------
+
+# The runc shim running the wrapper as its binary (BinaryName; ctr's
+# --runc-binary), with a spec that pins the container to node 1.
+test_ctr_binary() {
+	local b=/root/bundles/ctr id=toss-ctr pid dir rc=0
+	bundle $b /tossjobs/$id '.process.args = ["sleep", "600"]' || return 1
+	jq --arg c "$N1CPUS" '.linux.resources.cpu.cpus = $c' $b/config.json > $b/spec.json
+	fill || return 1
+	# with --config, the spec says everything (root, process), ctr only
+	# takes the id
+	ctr -n toss run -d --config $b/spec.json --runc-binary $RUNC_TOSS $id > /dev/null ||
+		{ log "ctr run failed"; return 1; }
+	pid=$(ctr -n toss task ls | awk -v id=$id '$1 == id { print $2 }')
+	dir=$(cgdir_of_pid "$pid")
+	log "ctr: pid $pid in $dir, mems $(cat "$dir/cpuset.mems.effective"), cpus $(cat "$dir/cpuset.cpus.effective")"
+	expect_tossed 1 && expect_tosses "$dir" 1 || rc=1
+	ctr -n toss task kill -s KILL $id
+	sleep 0.5
+	ctr -n toss task delete $id > /dev/null 2>&1
+	ctr -n toss container delete $id > /dev/null 2>&1
+	return $rc
+}
+
+timed() {	# timed <function>: and how long it took
+	local t0 rc
+	t0=$(date +%s%N)
+	"$@"
+	rc=$?
+	log "$1: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	return $rc
+}
+
+tests_containers() {
+	[ "$mode" = v2 ] || return 0
+	t lxc-mems-then-toss timed test_lxc
+	t lxc-toss-before-mems timed test_lxc_order
+	t docker-runc-toss timed test_docker_toss
+	t docker-no-runtime timed test_docker_plain
+	t docker-runc-toss-unpinned timed test_docker_unpinned
+	t docker-runtime-args timed test_docker_runtime_args
+	t containerd-runc-binary timed test_ctr_binary
+}
