@@ -157,6 +157,8 @@ static json_t *member(json_t *obj, const char *key, int array)
 {
 	json_t *v = json_object_get(obj, key);
 
+	if (json_is_null(v))	/* Go writes a nil map or slice as null */
+		v = NULL;
 	if (v)
 		return (array ? json_is_array(v) : json_is_object(v)) ? v : NULL;
 	v = array ? json_array() : json_object();
@@ -179,6 +181,8 @@ static int add_toss(json_t *spec, const char *what)
 	if (!json_is_object(spec) || !(ann = member(spec, "annotations", 0)))
 		return -1;
 	cur = json_object_get(ann, ANNOTATION);
+	if (json_is_null(cur))
+		cur = NULL;
 	if (cur && !json_is_string(cur))
 		return -1;
 	if (cur) {
