@@ -219,24 +219,38 @@ static int job_cgroup(uint32_t jobid, struct toss_cgroup *cg, char *err,
 
 /*
  * flock(LOCK_EX) on the job cgroup's directory, waiting at most @secs
- * seconds (0: as long as it takes) for another step's toss.
+ * seconds (0: as long as it takes) for another step's toss; *@waited:
+ * how long it waited, in ms.
  */
-static int lock_job(int fd, unsigned int secs)
+static int lock_job(int fd, unsigned int secs, long *waited)
 {
 	const struct timespec tick = { 0, 20 * 1000 * 1000 };
 	struct timespec t0;
+	int ret = 0;
 
-	if (!secs)
-		return flock(fd, LOCK_EX) ? -errno : 0;
+	*waited = 0;
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return -errno;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (flock(fd, LOCK_EX | LOCK_NB)) {
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return -errno;
-		if (ms_since(&t0) >= secs * 1000L)
-			return -ETIMEDOUT;
-		nanosleep(&tick, NULL);
+	if (!secs) {
+		ret = flock(fd, LOCK_EX) ? -errno : 0;
+	} else {
+		while (flock(fd, LOCK_EX | LOCK_NB)) {
+			if (errno != EWOULDBLOCK && errno != EINTR) {
+				ret = -errno;
+				break;
+			}
+			if (ms_since(&t0) >= secs * 1000L) {
+				ret = -ETIMEDOUT;
+				break;
+			}
+			nanosleep(&tick, NULL);
+		}
 	}
-	return 0;
+	*waited = ms_since(&t0);
+	return ret;
 }
 
 /*
@@ -310,6 +324,7 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 	struct toss_cgroup cg;
 	struct timespec t0;
 	long long tosses = 0;
+	long waited;
 	int fd, ret, ncpus, online, weight;
 	char *cpus = NULL;
 
@@ -333,7 +348,7 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 			    jobid, cg.dir, toss_strerror(-errno), what);
 		return;
 	}
-	ret = lock_job(fd, policy.timeout);
+	ret = lock_job(fd, policy.timeout, &waited);
 	if (ret) {
 		slurm_error(PFX "job %u: cgroup %s: no lock after %ld ms (another step's toss; timeout = %us): %s; request \"%s\" not written",
 			    jobid, cg.rel, ms_since(&t0), policy.timeout,
@@ -346,9 +361,14 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 			    jobid, cg.rel, toss_strerror(ret), what);
 		goto out;
 	}
+	if (tosses > 0 && waited) {
+		slurm_info(PFX "job %u: cgroup %s: waited %ld ms for another step's toss; tossed already (%lld)",
+			   jobid, cg.rel, waited, tosses);
+		goto out;
+	}
 	if (tosses > 0) {
-		slurm_debug(PFX "job %u: cgroup %s: tossed already (%lld), after %ld ms",
-			    jobid, cg.rel, tosses, ms_since(&t0));
+		slurm_debug(PFX "job %u: cgroup %s: tossed already (%lld)",
+			    jobid, cg.rel, tosses);
 		goto out;
 	}
 
@@ -423,8 +443,9 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 			    ms_since(&t0), toss_strerror(ret));
 	} else {
 		toss_format_list(&d.tossed, list, sizeof(list));
-		slurm_info(PFX "job %u: tossed nodes %s (CPUs %s) of cgroup %s, request \"%s\", in %ld ms",
-			   jobid, list, cpus, cg.rel, d.written, ms_since(&t0));
+		slurm_info(PFX "job %u: tossed nodes %s (CPUs %s) of cgroup %s, request \"%s\", in %ld ms (%ld waiting for another step)",
+			   jobid, list, cpus, cg.rel, d.written, ms_since(&t0),
+			   waited);
 	}
 out:
 	free(cpus);

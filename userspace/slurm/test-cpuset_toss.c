@@ -481,6 +481,7 @@ int main(void)
 	printf("  waited %ld ms\n", ms);
 	CHECK(ms >= 500);
 	CHECK(!what_written()[0] && !logged_errors);
+	CHECK(LOGGED("for another step's toss; tossed already"));
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      !WEXITSTATUS(st));
 	/* the first step did not toss (refused, failed): the second does */

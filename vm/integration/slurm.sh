@@ -1,9 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by run: Slurm's SPANK plugin and prolog.
+# Sourced by run: Slurm's SPANK plugin, cpuset_toss.so.
+#
+# The VM's node 1 has two CPUs, 1 and 3 (NODE_CPUS="0 1,3 2 -"); a batch
+# job holds CPU 0 for the whole run.  A one-CPU job then holds one of node
+# 1's CPUs (the plugin leaves node 1 alone: another job may run on CPU
+# 3), a two-CPU job both (node 1 is the job's: tossed).  Each test checks
+# the job cgroup's CPUs it got before it judges what was tossed.
 
 # --- Slurm -----------------------------------------------------------------
 
+SLURMD_LOG=/var/log/slurm/slurmd.log
+PLUGSTACK=/etc/slurm/plugstack.conf.d/cpuset-toss.conf
+
 slurm_up() {
+	[ -n "${SLURM_IS_UP:-}" ] && return 0
 	mkdir -p /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
 	chown slurm: /var/spool/slurmctld /var/log/slurm
 	cat > /etc/slurm/slurm.conf <<-EOF
@@ -19,45 +29,36 @@ slurm_up() {
 	SelectTypeParameters=CR_Core
 	ReturnToService=2
 	SlurmctldLogFile=/var/log/slurm/slurmctld.log
-	SlurmdLogFile=/var/log/slurm/slurmd.log
-	NodeName=toss-vm CPUs=3 Sockets=3 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN
+	SlurmdLogFile=$SLURMD_LOG
+	NodeName=toss-vm CPUs=4 Sockets=4 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN
 	PartitionName=debug Nodes=toss-vm Default=YES MaxTime=INFINITE State=UP
 	EOF
-	cat > /etc/slurm/cgroup.conf <<-EOF
-	CgroupPlugin=cgroup/v2
-	ConstrainCores=yes
-	EOF
+	slurm_cgroup_conf yes
 	echo "include /etc/slurm/plugstack.conf.d/*.conf" > /etc/slurm/plugstack.conf
+	echo "optional cpuset_toss.so" > $PLUGSTACK
 	rm -f /etc/systemd/system/slurmctld.service /etc/systemd/system/slurmd.service
 	systemctl daemon-reload
 	systemctl start munge slurmctld slurmd || return 1
+	slurm_idle && slurm_blocker || return 1
+	SLURM_IS_UP=1
+}
+
+slurm_cgroup_conf() {	# slurm_cgroup_conf yes|no: ConstrainCores
+	printf 'CgroupPlugin=cgroup/v2\nConstrainCores=%s\n' "$1" > /etc/slurm/cgroup.conf
+}
+
+slurm_idle() {	# the node is up and takes jobs
 	local i
 	for i in $(seq 60); do
-		timeout 5 sinfo -h -o %T 2>/dev/null | grep -q idle && return 0
+		timeout 5 sinfo -h -o %T 2>/dev/null | grep -Eq 'idle|mixed' && return 0
 		sleep 1
 	done
 	log "the Slurm node did not become idle: $(timeout 5 sinfo 2>&1)"
 	return 1
 }
 
-# slurm_job <srun args...>: with a job holding CPU 0 (node 0) in the
-# background, a one-task job gets CPU 1 (node 1).  Prints its CPUs.
-slurm_job() {
-	timeout 120 srun -n1 "$@" sh -c 'echo job $SLURM_JOB_ID; grep Cpus_allowed_list /proc/self/status'
-}
-
-# expect_job_tosses <srun output> <n>: slurmd logged n tosses of that job.
-expect_job_tosses() {
-	local id c
-	id=$(echo "$1" | sed -n 's/^job \([0-9]*\)$/\1/p')
-	c=$(grep -c "cpuset_toss: job $id: tossed" /var/log/slurm/slurmd.log)
-	[ -n "$id" ] && [ "$c" = "$2" ] && return 0
-	log "job ${id:-?}: $c tosses logged by slurmd, expected $2"
-	return 1
-}
-
 slurm_blocker() {	# a job on CPU 0 for the tests to run next to
-	timeout 30 sbatch -n1 -o /dev/null --wrap 'sleep 600' > /dev/null || return 1
+	timeout 30 sbatch -n1 -J blocker -o /dev/null --wrap 'sleep 3600' > /dev/null || return 1
 	local i
 	for i in $(seq 30); do
 		[ "$(timeout 5 squeue -h -t R | wc -l)" -ge 1 ] && return 0
@@ -66,77 +67,196 @@ slurm_blocker() {	# a job on CPU 0 for the tests to run next to
 	return 1
 }
 
-test_slurm_spank() {
+# What a task prints about its job: "job <id>" and "cpus <the job
+# cgroup's cpuset.cpus.effective>".
+JOB_INFO='echo job $SLURM_JOB_ID; c=$(sed -n "s/^0:://p" /proc/self/cgroup); echo cpus $(cat /sys/fs/cgroup${c%%/step_*}/cpuset.cpus.effective)'
+
+# slurm_job <ncpus> <srun args...>: a one-task job of <ncpus> CPUs;
+# prints JOB_INFO.
+slurm_job() {
+	local c=$1
+	shift
+	timeout 120 srun -n1 -c"$c" "$@" sh -c "$JOB_INFO"
+}
+
+# expect_cpus <job output> <list>: the job cgroup got these CPUs.
+expect_cpus() {
+	[[ $1 == *"cpus $2"* ]] && return 0
+	log "the job did not get CPUs $2: $1"
+	return 1
+}
+
+job_id() { echo "$1" | sed -n 's/^job \([0-9]*\)$/\1/p'; }
+
+# expect_job_tosses <job output or "job <id>"> <n>: slurmd logged n
+# tosses of that job.
+expect_job_tosses() {
+	local id c
+	id=$(job_id "$1")
+	c=$(grep -c "cpuset_toss: job $id: tossed" $SLURMD_LOG)
+	[ -n "$id" ] && [ "$c" = "$2" ] && return 0
+	log "job ${id:-?}: $c tosses logged by slurmd, expected $2"
+	return 1
+}
+
+# expect_job_log <job output> <text>: slurmd logged this about the job.
+expect_job_log() {
+	local id
+	id=$(job_id "$1")
+	grep "cpuset_toss: job $id: " $SLURMD_LOG | sed 's/^/# slurmd: /'
+	[ -n "$id" ] && grep "cpuset_toss: job $id: " $SLURMD_LOG | grep -qF -- "$2" && return 0
+	log "job ${id:-?}: slurmd did not log \"$2\""
+	return 1
+}
+
+# A job holding one of node 1's CPUs leaves node 1 alone and says why;
+# a job holding both tosses it; without --toss-cache nothing.
+test_slurm_own_nodes() {
 	local out bad=0
-	slurm_up && slurm_blocker || return 1
+	slurm_up || return 1
 	fill || return 1
-	out=$(slurm_job --cpu-bind=cores --toss-cache) || { log "srun: $out"; return 1; }
-	log "srun --toss-cache: $out"
-	[[ $out == *"Cpus_allowed_list:"*1 ]] || { log "the job did not get CPU 1"; return 1; }
+	out=$(slurm_job 1 --toss-cache) || { log "srun: $out"; return 1; }
+	log "srun -c1 --toss-cache: $(echo $out)"
+	expect_cpus "$out" 1 || return 1
+	expect_tossed && expect_job_tosses "$out" 0 || bad=1
+	expect_job_log "$out" "node 1: left alone: the job has only some of its CPUs" || bad=1
+	fill || return 1
+	out=$(slurm_job 2 --toss-cache) || { log "srun: $out"; return 1; }
+	log "srun -c2 --toss-cache: $(echo $out)"
+	expect_cpus "$out" 1,3 || return 1
 	expect_tossed 1 && expect_job_tosses "$out" 1 || bad=1
-	grep 'cpuset_toss' /var/log/slurm/slurmd.log | tail -3 | sed 's/^/# /'
 	fill || return 1
-	out=$(slurm_job --cpu-bind=cores) || return 1
-	log "srun without --toss-cache: $out"
+	out=$(slurm_job 2) || return 1
+	log "srun -c2 without --toss-cache: $(echo $out)"
 	expect_tossed && expect_job_tosses "$out" 0 || bad=1
 	return $bad
 }
 
-# A batch job with --toss-cache and two srun steps: the batch step tosses
-# before the script runs, the steps do not toss again.
-test_slurm_batch_once() {
-	local id i bad=0 st
+# slab= (and scope=, nodes=) from a user are refused by the default
+# policy: logged, the job runs; the same job with an amount tosses.
+test_slurm_refused_keys() {
+	local out bad=0 k
+	slurm_up || return 1
 	fill || return 1
-	rm -f /tmp/batch.out
-	id=$(timeout 30 sbatch --parsable -n1 --toss-cache -o /tmp/batch.out --wrap "
-		echo start \$(fincore -b -n -o RES $FILL/n1)
-		srun true
-		numactl --membind=1 cat $FILL/n1 > /dev/null
-		srun true
-		echo end \$(fincore -b -n -o RES $FILL/n1)") || return 1
-	for i in $(seq 90); do
+	for k in '1 slab=1' '1:scope=node' '1 nodes=0-3'; do
+		out=$(slurm_job 2 --toss-cache="$k") || { log "srun --toss-cache='$k' failed: $out"; return 1; }
+		log "srun -c2 --toss-cache='$k': $(echo $out)"
+		expect_cpus "$out" 1,3 || return 1
+		expect_job_log "$out" "refused" || bad=1
+		expect_job_tosses "$out" 0 || bad=1
+	done
+	expect_tossed || bad=1
+	out=$(slurm_job 2 --toss-cache=max) || return 1
+	log "srun -c2 --toss-cache=max: $(echo $out)"
+	expect_tossed 1 && expect_job_tosses "$out" 1 || bad=1
+	return $bad
+}
+
+# A batch job with --toss-cache and srun steps: the batch step tosses
+# before the script runs, no step tosses again, two concurrent steps
+# included.  Then a job whose batch step asks nothing and whose two
+# concurrent steps ask: one tosses, the other waits for that toss (flock
+# on the job cgroup) and starts its task after it: both see node 1's
+# file gone.  So that both steps are sure to want the lock at once, the
+# script holds it (flock(1) on the job cgroup) for 6 s while they start.
+slurm_batch() {	# slurm_batch <out> <sbatch args...>: wait for its end
+	local id i st o=$1
+	shift
+	rm -f "$o"
+	id=$(timeout 30 sbatch --parsable -n1 -c2 -o "$o" "$@") || return 1
+	for i in $(seq 120); do
 		st=$(timeout 5 squeue -h -j "$id" -o %T 2>/dev/null)
 		[ -z "$st" ] && break
 		sleep 1
 	done
+	echo "$id"
+}
+
+test_slurm_batch_once() {
+	local id bad=0 full=$((MIB << 20))
+	slurm_up || return 1
+	fill || return 1
+	id=$(slurm_batch /tmp/batch.out --toss-cache --wrap "
+		$JOB_INFO
+		echo start \$(fincore -b -n -o RES $FILL/n1)
+		srun -n1 -c1 true & srun -n1 -c1 true & wait
+		numactl --membind=1 cat $FILL/n1 > /dev/null
+		srun -n1 -c1 true
+		echo end \$(fincore -b -n -o RES $FILL/n1)") || return 1
 	log "batch job $id: $(tr '\n' ' ' < /tmp/batch.out)"
+	expect_cpus "$(cat /tmp/batch.out)" 1,3 || return 1
 	grep -qx 'start 0' /tmp/batch.out || { log "node 1 was not tossed before the script"; bad=1; }
-	grep -qx "end $((MIB << 20))" /tmp/batch.out || { log "a step tossed again"; bad=1; }
+	grep -qx "end $full" /tmp/batch.out || { log "a step tossed again"; bad=1; }
 	expect_job_tosses "job $id" 1 || bad=1
+
+	fill || return 1
+	id=$(slurm_batch /tmp/steps.out --wrap "
+		$JOB_INFO
+		flock /sys/fs/cgroup\${c%%/step_*} sleep 6 &
+		for s in a b; do
+			srun -n1 -c1 --toss-cache sh -c \"echo step \$s \\\$(date +%s.%N) \\\$(fincore -b -n -o RES $FILL/n1)\" &
+		done
+		wait") || return 1
+	log "job $id, two concurrent steps with --toss-cache: $(tr '\n' ' ' < /tmp/steps.out)"
+	grep "cpuset_toss: job $id: " $SLURMD_LOG | sed 's/^/# slurmd: /'
+	expect_cpus "$(cat /tmp/steps.out)" 1,3 || return 1
+	[ "$(grep -c '^step [ab] [0-9.]* 0$' /tmp/steps.out)" = 2 ] ||
+		{ log "a step started before node 1 was tossed"; bad=1; }
+	[ "$(grep -c "cpuset_toss: job $id: .*waited [0-9]* ms for another step's toss; tossed already" $SLURMD_LOG)" = 1 ] ||
+		{ log "no step waited for the other one's toss"; bad=1; }
+	expect_tossed 1 && expect_job_tosses "job $id" 1 || bad=1
 	return $bad
 }
 
+# The site's default (plugstack.conf default=): every job tosses the
+# nodes it holds whole, without the option, as the policy allows.
 test_slurm_site_default() {
 	local out bad=0
-	echo "optional cpuset_toss.so default=1" > /etc/slurm/plugstack.conf.d/cpuset-toss.conf
+	slurm_up || return 1
+	echo "optional cpuset_toss.so default=1" > $PLUGSTACK
 	fill || return 1
-	out=$(slurm_job --cpu-bind=cores) || return 1
-	log "srun with the site default: $out"
+	out=$(slurm_job 1) || return 1
+	log "srun -c1 with the site default: $(echo $out)"
+	expect_cpus "$out" 1 || bad=1
+	expect_tossed && expect_job_tosses "$out" 0 || bad=1
+	fill || return 1
+	out=$(slurm_job 2) || return 1
+	log "srun -c2 with the site default: $(echo $out)"
+	expect_cpus "$out" 1,3 || bad=1
 	expect_tossed 1 && expect_job_tosses "$out" 1 || bad=1
-	echo "optional cpuset_toss.so" > /etc/slurm/plugstack.conf.d/cpuset-toss.conf
+	echo "optional cpuset_toss.so" > $PLUGSTACK
 	return $bad
 }
 
-test_slurm_prolog() {
+# ConstrainCores=no: the job cgroup has every CPU whatever the job holds;
+# a one-CPU job is refused, a job holding every CPU tosses every node
+# with CPUs.
+test_slurm_unconstrained() {
 	local out bad=0
-	sed -i '/^Prolog=/d' /etc/slurm/slurm.conf
-	echo "Prolog=/usr/libexec/cpuset-toss/cpuset-toss-prolog" >> /etc/slurm/slurm.conf
-	timeout 30 scontrol reconfigure || return 1
-	sleep 2
+	slurm_up || return 1
+	slurm_cgroup_conf no
+	timeout 60 scancel -n blocker
+	systemctl restart slurmd && slurm_idle || { slurm_cgroup_conf yes; return 1; }
 	fill || return 1
-	out=$(slurm_job --cpu-bind=cores) || return 1
-	log "srun with the prolog: $out"
-	expect_tossed 1 || bad=1
-	sed -i '/^Prolog=/d' /etc/slurm/slurm.conf
-	timeout 30 scontrol reconfigure
+	out=$(slurm_job 1 --toss-cache) || bad=1
+	log "srun -c1 --toss-cache, ConstrainCores=no: $(echo $out)"
+	expect_cpus "$out" 0-3 || bad=1
+	expect_tossed && expect_job_tosses "$out" 0 || bad=1
+	expect_job_log "$out" "cores are not constrained" || bad=1
+	fill || return 1
+	out=$(slurm_job 4 --toss-cache) || bad=1
+	log "srun -c4 --toss-cache, ConstrainCores=no: $(echo $out)"
+	expect_tossed 0 1 2 && expect_job_tosses "$out" 1 || bad=1
+	slurm_cgroup_conf yes
+	systemctl restart slurmd && slurm_idle && slurm_blocker || bad=1
 	return $bad
 }
-
 
 tests_slurm() {
 	[ "$mode" = v2 ] || return 0
-	t slurm-spank test_slurm_spank
+	t slurm-own-nodes test_slurm_own_nodes
+	t slurm-refused-keys test_slurm_refused_keys
 	t slurm-batch-once test_slurm_batch_once
 	t slurm-site-default test_slurm_site_default
-	t slurm-prolog test_slurm_prolog
+	t slurm-unconstrained test_slurm_unconstrained
 }
