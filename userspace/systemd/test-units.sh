@@ -97,14 +97,29 @@ AllowedMemoryNodes=1
 EOF
 inst cpuset-toss-slice.conf job-.slice.d/cpuset-toss.conf
 
+# Nested: the nodes and the toss on job43.slice, the members in
+# job43-run.slice (no unit file, a drop-in only), which is After= the toss.
+unit job43.slice <<'EOF'
+[Slice]
+AllowedMemoryNodes=1
+EOF
+inst cpuset-toss-slice.conf job43.slice.d/cpuset-toss.conf
+inst cpuset-toss-after.conf job43-run.slice.d/after-toss.conf
+sed -i 's/job42\.slice/job43.slice/g' "$u/job43-run.slice.d/after-toss.conf"
+unit inner.service <<'EOF'
+[Service]
+Slice=job43-run.slice
+ExecStart=/bin/sleep infinity
+EOF
+
 unit test-all.target <<'EOF'
 [Unit]
-Wants=tossd.service real.service tmpl@a.service work.service job-7.slice
+Wants=tossd.service real.service tmpl@a.service work.service job-7.slice inner.service
 EOF
 
 units="tossd.service real.service alias.service tmpl@a.service job42.slice
 cpuset-toss@job42.slice.service work.service job-7.slice
-cpuset-toss@job-7.slice.service"
+cpuset-toss@job-7.slice.service job43.slice job43-run.slice inner.service"
 
 # --- systemd-analyze verify ------------------------------------------------
 # $u first, then the host's own unit path (the trailing ":"), for
@@ -176,8 +191,11 @@ has cpuset-toss@job42.slice.service \
 	"Command Line: $toss --write \"\\\${CPUSET_TOSS_WRITE}\" --unit job42.slice"
 has cpuset-toss@job-7.slice.service "Command Line: $toss --write \"\\\${CPUSET_TOSS_WRITE}\" --unit job-7.slice" \
 	"%i keeps the dash"
-# The transaction of starting everything starts both tosses.
-for i in job42.slice job-7.slice; do
+has job43-run.slice "After: cpuset-toss@job43.slice.service (origin-file)" \
+	"an inner slice, its drop-in only"
+has job43-run.slice "After: job43.slice (origin-implicit)" "a slice is After= its parent"
+# The transaction of starting everything starts the three tosses.
+for i in job42.slice job-7.slice job43.slice; do
 	if grep -q -x -F "		Action: cpuset-toss@$i.service -> start" "$t/dump"; then
 		echo "ok: the start transaction has cpuset-toss@$i.service"
 	else

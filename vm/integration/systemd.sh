@@ -207,6 +207,29 @@ test_systemd_slice() {
 	return $bad
 }
 
+# Everything in a slice ordered after the toss, scopes included: the nodes
+# and the toss on an outer slice, the members in an inner slice that is
+# itself After= the toss (a unit is After= its slice's start).  A scope
+# (systemd-run --scope, as podman and logind make them over D-Bus) in the
+# inner slice runs its command on a clean node 1.
+test_systemd_nested() {
+	local bad=0 u=tscope.scope t=cpuset-toss@job43.slice.service
+	printf '[Slice]\nAllowedMemoryNodes=1\n' > $SD/job43.slice
+	dropin job43.slice cpuset-toss-slice.conf
+	dropin job43-run.slice cpuset-toss-after.conf 's/job42\.slice/job43.slice/g'
+	systemctl daemon-reload
+	shows job43-run.slice After $t || bad=1
+	rm -f /run/seen-$u
+	fill || return 1
+	systemd-run --quiet --scope --unit=$u --slice=job43-run.slice \
+		/bin/sh -c "$(seen_cmd $u)" > /dev/null 2>&1 &
+	expect_seen0 $u || bad=1
+	expect_tossed 1 && expect_tosses $CG/job43.slice 1 || bad=1
+	systemctl stop $u job43.slice
+	sd_clean job43.slice job43.slice.d job43-run.slice.d
+	return $bad
+}
+
 tests_systemd() {
 	[ "$mode" = v2 ] || return 0
 	t systemd-service test_systemd_service
@@ -215,4 +238,5 @@ tests_systemd() {
 	t systemd-transient-pre test_systemd_transient_pre
 	t systemd-transient test_systemd_transient
 	t systemd-slice test_systemd_slice
+	t systemd-nested test_systemd_nested
 }
