@@ -27,9 +27,12 @@ fi
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-u=$t/units
-rm -rf "$u"
-mkdir -p "$u" "$t/bin"
+# The units in a directory of their own that anyone can read: systemd
+# --test runs unprivileged, and the scratch directory may be private.
+u=$(mktemp -d "${TMPDIR:-/tmp}/cpuset-toss-units.XXXXXX") || exit 1
+trap 'rm -rf "$u"' EXIT
+chmod 0755 "$u"
+mkdir -p "$t/bin"
 # The units name /usr/bin/cpuset-toss; verify wants an executable there,
 # as make install does: the built one, or a stand-in.
 toss=$(cd "$out" 2>/dev/null && pwd)/cpuset-toss
@@ -135,7 +138,7 @@ else
 fi
 
 # --- systemd --test: the loaded units and the start transaction -----------
-chmod -R a+rX "$t"
+chmod -R a+rX "$u"
 run=""
 [ "$(id -u)" = 0 ] && run="setpriv --reuid=65534 --regid=65534 --clear-groups"
 (cd / && SYSTEMD_UNIT_PATH=$u: SYSTEMD_LOG_TARGET=console $run \
@@ -206,5 +209,7 @@ grep -q '^SuccessExitStatus=75$' "$here/cpuset-toss@.service" ||
 	bad "cpuset-toss@.service: no SuccessExitStatus=75 (EX_TEMPFAIL)"
 
 [ $fail = 0 ] && echo "PASS" && exit 0
-echo "dump: $t/dump"
+echo "dump: $t/dump; units: $t/units"
+rm -rf "$t/units"
+cp -a "$u" "$t/units"
 exit 1
