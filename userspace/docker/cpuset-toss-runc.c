@@ -360,5 +360,6 @@ int main(int argc, char **argv)
 	openlog("cpuset-toss-runc", LOG_PID, LOG_DAEMON);
 	rlog(LOG_ERR, "cannot run %s: %m", runtime);
 	fprintf(stderr, "cpuset-toss-runc: cannot run %s: %s\n", runtime, strerror(errno));
+	free(nargv);
 	return EX_UNAVAILABLE;
 }
