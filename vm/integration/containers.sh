@@ -178,6 +178,7 @@ timed() {	# timed <function>: and how long it took
 
 tests_containers() {
 	[ "$mode" = v2 ] || return 0
+	log "root file system: $(df -m / | awk 'NR == 2 { print $2 " MiB, " $3 " used, " $4 " free" }')"
 	t lxc-mems-then-toss timed test_lxc
 	t lxc-toss-before-mems timed test_lxc_order
 	t docker-runc-toss timed test_docker_toss
