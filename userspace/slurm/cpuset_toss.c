@@ -443,7 +443,7 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 			    ms_since(&t0), toss_strerror(ret));
 	} else {
 		toss_format_list(&d.tossed, list, sizeof(list));
-		slurm_info(PFX "job %u: tossed nodes %s (CPUs %s) of cgroup %s, request \"%s\", in %ld ms (%ld waiting for another step)",
+		slurm_info(PFX "job %u: tossed nodes %s (CPUs %s) of cgroup %s, request \"%s\", in %ld ms (%ld waiting for the lock)",
 			   jobid, list, cpus, cg.rel, d.written, ms_since(&t0),
 			   waited);
 	}
