@@ -151,6 +151,7 @@ test_ctr_binary() {
 	local b=/root/bundles/ctr id=toss-ctr pid dir rc=0
 	bundle $b /tossjobs/$id '.process.args = ["sleep", "600"]' || return 1
 	jq --arg c "$N1CPUS" '.linux.resources.cpu.cpus = $c' $b/config.json > $b/spec.json
+	systemctl start containerd || { log "containerd does not start"; return 1; }
 	fill || return 1
 	# with --config, the spec says everything (root, process), ctr only
 	# takes the id
