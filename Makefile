@@ -106,7 +106,7 @@ endif
 
 .PHONY: all help deps base tree kernel kernel-baseline kernel-bench bench tests initramfs demo \
 	check check-toss check-upstream check-configs check-integration tools-img vm-run \
-	vm-run-baseline userspace install debian-img patches \
+	vm-run-baseline userspace install uninstall debian-img patches \
 	checkpatch lint clean distclean
 
 all: deps kernel initramfs demo
@@ -133,11 +133,13 @@ help:
 	@echo '  make kernel-baseline build the unpatched kernel (build/baseline/obj)'
 	@echo '  make kernel-bench    build the patched kernel without debug options (build/bench/obj)'
 	@echo '  make tests           build the static test programs (build/bin)'
-	@echo '  make check-integration  cpuset-toss, cgset, crun, runc, podman, systemd and'
-	@echo '                       Slurm in the Debian VM (part of make check)'
-	@echo '  make userspace       build cpuset-toss, the OCI hook, the systemd generator'
+	@echo '  make check-integration  cpuset-toss, cgset, crun, runc, podman, systemd,'
+	@echo '                       Slurm, LXC, Docker in the Debian VM (part of make check)'
+	@echo '  make userspace       build cpuset-toss, the OCI hook, the Docker wrapper'
 	@echo '                       and the Slurm plugin (build/userspace)'
-	@echo '  make install         install them (DESTDIR=, PREFIX=/usr, SYSCONFDIR=/etc)'
+	@echo '  make install         install them (DESTDIR=, PREFIX=/usr, SYSCONFDIR=/etc;'
+	@echo '                       CFLAGS, CPPFLAGS, LDFLAGS override dpkg-buildflags)'
+	@echo '  make uninstall       remove what make install put there (not /etc)'
 	@echo '  make debian-img      the Debian 12 VM image with them installed (build/debian.img)'
 	@echo '  make tools-img       the VM disk with fio and stress-ng (build/tools.img)'
 	@echo '  make initramfs       build the VM initramfs'
@@ -270,6 +272,17 @@ install: userspace
 	[ -e $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/cpuset-toss.conf ] || \
 		install -D -m 0644 $(USRC)/slurm/plugstack.conf \
 			$(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/cpuset-toss.conf
+
+# What `make install` put there, but configuration files under /etc.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/cpuset-toss $(DESTDIR)$(LIBEXECDIR)/cpuset-toss-oci-hook \
+		$(DESTDIR)$(LIBEXECDIR)/cpuset-toss-runc $(DESTDIR)$(HOOKSDIR)/50-cpuset-toss.json \
+		'$(DESTDIR)$(UNITDIR)/cpuset-toss@.service' $(DESTDIR)$(SLURM_PLUGINDIR)/cpuset_toss.so \
+		$(DESTDIR)$(MANDIR)/man8/cpuset-toss.8 $(DESTDIR)$(MANDIR)/man8/cpuset-toss-oci-hook.8 \
+		$(DESTDIR)$(MANDIR)/man8/cpuset-toss-runc.8 '$(DESTDIR)$(MANDIR)/man8/cpuset-toss@.service.8' \
+		$(DESTDIR)$(MANDIR)/man8/spank-cpuset-toss.8 $(DESTDIR)$(MANDIR)/man5/cpuset-toss.conf.5
+	rm -rf $(DESTDIR)$(DOCDIR)
+	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 # The Debian 12 image of `make vm-run IMAGE=debian`: mmdebstrap's tree
 # (cached outside the clone) with `make install` over it.
