@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: what cpuset-toss-oci-hook(8) reads from the runtime,
  * the state on stdin and config.json, through the hook's own parsers.
- * Run by test-fuzz.sh for a bounded time in `make check`.
+ * Run by test-oci-state.sh for a bounded time in `make check`.
  */
 #include <stdint.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# test-fuzz.sh <build/userspace> <scratch>: fuzz the OCI hook's input
+# test-oci-state.sh <build/userspace> <scratch>: fuzz the OCI hook's input
 # parsers (fuzz-oci-state.c) with libFuzzer, ASan and UBSan for
 # FUZZ_SECONDS (30), starting from corpus/; any crash, leak or sanitizer
 # report fails.  Skips (4) without clang.
