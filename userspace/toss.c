@@ -1097,6 +1097,14 @@ static void claim_interval(struct toss_delegate *d, struct toss_nodes *n)
 	}
 }
 
+/* Does the CPU list hold a CPU of @node (for the log only)? */
+static int has_cpu(const char *cpus, int node)
+{
+	struct toss_nodes some;
+
+	return !toss_cpus_to_nodes(cpus, &some) && toss_node_isset(&some, node);
+}
+
 static int nodes_empty(const struct toss_nodes *n)
 {
 	size_t i;
@@ -1201,7 +1209,7 @@ int toss_delegated(struct toss_delegate *d)
 		ret = toss_memory_nodes(&all);
 	if (ret)
 		return ret;
-	if (p->nodes != TOSS_NODES_ANY) {
+	if (p->nodes != TOSS_NODES_ANY && !d->cpus_decide) {
 		int pinned = 0;
 
 		for (node = 0; node < TOSS_MAX_NODES; node++)
@@ -1214,14 +1222,15 @@ int toss_delegated(struct toss_delegate *d)
 			return 1;
 		}
 	}
-	if (p->nodes == TOSS_NODES_OWN) {
+	if (p->nodes == TOSS_NODES_OWN || (p->nodes == TOSS_NODES_PINNED && d->cpus_decide)) {
 		if (!cpus) {
 			ret = toss_cgroup_cpus(d->cg, cpubuf, sizeof(cpubuf));
 			if (ret)
 				return ret;
 			cpus = cpubuf;
 		}
-		ret = toss_nodes_within_cpus(cpus, &own);
+		ret = p->nodes == TOSS_NODES_OWN ? toss_nodes_within_cpus(cpus, &own) :
+						   toss_cpus_to_nodes(cpus, &own);
 		if (ret)
 			return ret;
 	}
@@ -1233,10 +1242,14 @@ int toss_delegated(struct toss_delegate *d)
 		if (has_nodes && !toss_node_isset(&want, node))
 			continue;
 		if (p->nodes == TOSS_NODES_OWN && !toss_node_isset(&own, node)) {
-			dlog(d, LOG_NOTICE, "node %d: left alone: %s (CPUs %s) does not have every CPU of it (nodes = own)",
-			     node, d->cg->rel, cpus);
+			if (!d->cpus_decide || has_cpu(cpus, node))
+				dlog(d, LOG_NOTICE, "node %d: left alone: %s (CPUs %s) does not have every CPU of it (nodes = own)",
+				     node, d->cg->rel, cpus);
 			continue;
 		}
+		if (p->nodes == TOSS_NODES_PINNED && d->cpus_decide &&
+		    !toss_node_isset(&own, node))
+			continue;	/* none of its CPUs: not its node */
 		toss_node_set(&d->tossed, node);
 	}
 	claim_interval(d, &d->tossed);

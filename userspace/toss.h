@@ -168,6 +168,10 @@ struct toss_delegate {
 	const struct toss_cgroup *cg;	/* the requester's cgroup */
 	const char *request;		/* what the requester asked */
 	const char *cpus;		/* its CPUs; NULL: the cgroup's */
+	int cpus_decide;		/* its CPUs alone say which nodes are
+					 * its own (own: all of a node's CPUs,
+					 * pinned: any), its mems are not
+					 * narrowed: Slurm's job cgroups */
 	toss_log_fn log;		/* every decision is logged */
 	void *log_arg;
 	char written[TOSS_REQ_MAX];	/* out: what was written, or "" */

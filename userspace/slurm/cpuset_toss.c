@@ -276,38 +276,6 @@ static int job_ncpus(spank_t sp)
 }
 
 /**
- * choose_nodes() - the nodes of this machine that are the job's
- * @jobid: the job
- * @policy: the policy's nodes: TOSS_NODES_OWN or TOSS_NODES_PINNED
- * @cpus: the job cgroup's effective CPUs
- * @nodes: out: own: the nodes whose every CPU is in @cpus; pinned: the
- *	   nodes with a CPU in @cpus
- *
- * The nodes left alone are logged.  Return: 0 or a negative error.
- */
-static int choose_nodes(uint32_t jobid, int policy, const char *cpus,
-			struct toss_nodes *nodes)
-{
-	struct toss_nodes some;
-	int node, ret;
-
-	ret = toss_cpus_to_nodes(cpus, &some);
-	if (ret || policy == TOSS_NODES_PINNED) {
-		*nodes = some;
-		return ret;
-	}
-	ret = toss_nodes_within_cpus(cpus, nodes);
-	if (ret)
-		return ret;
-	for (node = 0; node < TOSS_MAX_NODES; node++)
-		if (toss_node_isset(&some, node) &&
-		    !toss_node_isset(nodes, node))
-			slurm_info(PFX "job %u: node %d: left alone: the job has only some of its CPUs (CPUs %s; nodes = own)",
-				   jobid, node, cpus);
-	return 0;
-}
-
-/**
  * toss_job() - toss the nodes of this machine that are the job's, once
  * @sp: the step
  * @jobid: the job
@@ -317,10 +285,9 @@ static int choose_nodes(uint32_t jobid, int policy, const char *cpus,
  */
 static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 {
-	char err[512] = "", req[TOSS_REQ_MAX], list[TOSS_REQ_MAX];
+	char err[512] = "", list[TOSS_REQ_MAX];
 	struct toss_delegate d = { 0 };
-	struct toss_policy policy, pol;
-	struct toss_nodes nodes;
+	struct toss_policy policy;
 	struct toss_cgroup cg;
 	struct timespec t0;
 	long long tosses = 0;
@@ -399,37 +366,11 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 	d.log = delegate_log;
 	d.log_arg = &jobid;
 	/*
-	 * A request with nodes= of its own, and the policies that do not
-	 * look at the CPUs (none, any), are toss_delegated()'s alone.
+	 * Slurm 22.05 leaves the job cgroup's cpuset.mems at every node: the
+	 * job's CPUs (its allocation on this machine) say which are its own.
 	 */
-	if ((policy.nodes == TOSS_NODES_OWN ||
-	     policy.nodes == TOSS_NODES_PINNED) &&
-	    !strstr(what, "nodes=")) {
-		ret = choose_nodes(jobid, policy.nodes, cpus, &nodes);
-		if (ret) {
-			slurm_error(PFX "job %u: cgroup %s: the nodes of CPUs %s: %s; request \"%s\" not written",
-				    jobid, cg.rel, cpus, toss_strerror(ret), what);
-			goto out;
-		}
-		toss_format_list(&nodes, list, sizeof(list));
-		if (!list[0]) {
-			slurm_info(PFX "job %u: cgroup %s: \"%s\": no node of its own (CPUs %s) to toss",
-				   jobid, cg.rel, what, cpus);
-			goto out;
-		}
-		if (snprintf(req, sizeof(req), "%s nodes=%s", what, list) >=
-		    (int)sizeof(req)) {
-			slurm_error(PFX "job %u: request \"%s nodes=%s\" is too long; not written",
-				    jobid, what, list);
-			goto out;
-		}
-		/* the nodes are chosen; the policy still checks the rest */
-		pol = policy;
-		pol.keys |= TOSS_KEY_NODES;
-		pol.nodes = TOSS_NODES_ANY;
-		d.policy = &pol;
-		d.request = req;
-	}
+	d.cpus = cpus;
+	d.cpus_decide = 1;
 	ret = toss_delegated(&d);
 	if (ret == 1)
 		goto out;
