@@ -1097,14 +1097,6 @@ static void claim_interval(struct toss_delegate *d, struct toss_nodes *n)
 	}
 }
 
-/* Does the CPU list hold a CPU of @node (for the log only)? */
-static int has_cpu(const char *cpus, int node)
-{
-	struct toss_nodes some;
-
-	return !toss_cpus_to_nodes(cpus, &some) && toss_node_isset(&some, node);
-}
-
 static int nodes_empty(const struct toss_nodes *n)
 {
 	size_t i;
@@ -1128,7 +1120,7 @@ int toss_delegated(struct toss_delegate *d)
 	const struct toss_policy *p = d->policy;
 	char req[TOSS_REQ_MAX], list[TOSS_REQ_MAX], cpubuf[65536];
 	char amount[32] = "", opt[TOSS_REQ_MAX] = "";
-	struct toss_nodes mems, all, own, want;
+	struct toss_nodes mems, all, own, touched, want;
 	const char *cpus = d->cpus;
 	char *w, *save = NULL;
 	int node, ret, has_nodes = 0;
@@ -1222,6 +1214,7 @@ int toss_delegated(struct toss_delegate *d)
 			return 1;
 		}
 	}
+	/* own: all of a node's CPUs are its; touched: any (cpus_decide) */
 	if (p->nodes == TOSS_NODES_OWN || (p->nodes == TOSS_NODES_PINNED && d->cpus_decide)) {
 		if (!cpus) {
 			ret = toss_cgroup_cpus(d->cg, cpubuf, sizeof(cpubuf));
@@ -1229,8 +1222,9 @@ int toss_delegated(struct toss_delegate *d)
 				return ret;
 			cpus = cpubuf;
 		}
-		ret = p->nodes == TOSS_NODES_OWN ? toss_nodes_within_cpus(cpus, &own) :
-						   toss_cpus_to_nodes(cpus, &own);
+		ret = p->nodes == TOSS_NODES_OWN ? toss_nodes_within_cpus(cpus, &own) : 0;
+		if (!ret && d->cpus_decide)
+			ret = toss_cpus_to_nodes(cpus, &touched);
 		if (ret)
 			return ret;
 	}
@@ -1241,15 +1235,14 @@ int toss_delegated(struct toss_delegate *d)
 			continue;	/* no memory: nothing to toss */
 		if (has_nodes && !toss_node_isset(&want, node))
 			continue;
+		/* with cpus_decide, a node with none of its CPUs is not its */
+		if (d->cpus_decide && p->nodes != TOSS_NODES_ANY && !toss_node_isset(&touched, node))
+			continue;
 		if (p->nodes == TOSS_NODES_OWN && !toss_node_isset(&own, node)) {
-			if (!d->cpus_decide || has_cpu(cpus, node))
-				dlog(d, LOG_NOTICE, "node %d: left alone: %s (CPUs %s) does not have every CPU of it (nodes = own)",
-				     node, d->cg->rel, cpus);
+			dlog(d, LOG_NOTICE, "node %d: left alone: %s (CPUs %s) does not have every CPU of it (nodes = own)",
+			     node, d->cg->rel, cpus);
 			continue;
 		}
-		if (p->nodes == TOSS_NODES_PINNED && d->cpus_decide &&
-		    !toss_node_isset(&own, node))
-			continue;	/* none of its CPUs: not its node */
 		toss_node_set(&d->tossed, node);
 	}
 	claim_interval(d, &d->tossed);
