@@ -62,6 +62,7 @@
 #include <linux/pid.h>
 #include <linux/ratelimit.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
 #include <linux/kthread.h>
@@ -73,6 +74,16 @@
 
 /* Longest write accepted; longer input is -EINVAL. */
 #define TOSS_MAX_INPUT	1024
+
+/*
+ * A free= target is aimed at with this much to spare: after the node's
+ * per-CPU lists are drained to count its free memory, the next allocation
+ * on each of its CPUs takes a batch of pages back from it, so a node that
+ * reached its target exactly would be found a few hundred KiB short by the
+ * check that ends the write.  A node already at its target gets nothing
+ * tossed for the spare alone.
+ */
+#define TOSS_FREE_SPARE	(SZ_1M >> PAGE_SHIFT)
 
 enum {
 	TOSS_KEY_NODES,
@@ -918,8 +929,8 @@ static int toss_nodes_cgroup(struct toss_work *tw, int nr,
 /*
  * A free= target is a node's free memory when the toss ends, but others
  * allocate meanwhile: a node found short of it gets one more tossing
- * walk, coldest first, of what it lacks (and what its counting walk found
- * left), no more than @left in all.  Returns 0 or the round's error.
+ * walk, coldest first, of what it lacks and TOSS_FREE_SPARE (and what its
+ * counting walk found left), no more than @left in all.  Returns 0 or the round's error.
  */
 static int toss_top_up(struct toss_work *tw, int nr, int n,
 		       const struct toss_request *req, struct cpuset *cs,
@@ -942,7 +953,7 @@ static int toss_top_up(struct toss_work *tw, int nr, int n,
 					avail += tw[i + w].tc.levels[l];
 		}
 		need[k] = free < req->free_pages ?
-			  min(req->free_pages - free, avail) : 0;
+			  min(req->free_pages + TOSS_FREE_SPARE - free, avail) : 0;
 		any |= need[k];
 	}
 	if (!any)
@@ -1033,7 +1044,7 @@ static int toss_nodes(const nodemask_t *nodes, const struct toss_request *req,
 		if (req->free_pages) {
 			free = toss_node_free_pages(tw[i].nid);
 			need[k] = req->free_pages > free ?
-				  req->free_pages - free : 0;
+				  req->free_pages + TOSS_FREE_SPARE - free : 0;
 		}
 	}
 	toss_fill(left, need, share, n);

@@ -518,7 +518,8 @@ static int test_toss_free_target(const char *root)
 		ksft_print_msg("'%s' returned %d\n", req, err);
 		goto cleanup;
 	}
-	if (got > need + 2 * MiB || got < need / 2 ||
+	/* The kernel aims 1 MiB above a free= target (cgroup-v2.rst). */
+	if (got > need + 3 * MiB || got < need / 2 ||
 	    node_free_bytes(1) < target - 4 * MiB)
 		goto cleanup;
 	/* A target the node cannot reach: -EAGAIN, after tossing all. */
