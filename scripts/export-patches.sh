@@ -51,11 +51,14 @@ mkdir -p "$out"
 n=$(git rev-list --count refs/tags/base..export)
 git format-patch -q --zero-commit --no-signature --cover-letter \
 	--subject-prefix="PATCH" -o "$out" refs/tags/base..export
-# The cover letter: our summary instead of the placeholders.
+# The cover letter: our summary instead of the placeholders.  Lines of
+# patches/cover-letter that start with "%%" are notes to whoever keeps
+# it (the patch list's markers) and are left out.
 cover=$(ls "$out"/0000-*.patch)
 python3 - "$cover" "$here/patches/cover-letter" <<'PY'
 import sys
 cover, text = sys.argv[1], open(sys.argv[2]).read()
+text = "".join(l for l in text.splitlines(True) if not l.startswith("%%"))
 subject, _, body = text.partition("\n\n")
 s = open(cover).read()
 s = s.replace("*** SUBJECT HERE ***", subject.strip())
