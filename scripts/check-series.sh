@@ -205,7 +205,7 @@ for p in "${patches[@]}"; do
 	for h in "${headers[@]}"; do
 		grep -qsF "/$h" "${cmds[@]}" /dev/null || nc+=("$h")
 	done
-	msg="$how; built ${want[*]:-no kernel object}${off[*]:+ (${off[*]} not in this config)}"
+	msg="$how; compiled ${want[*]:-no kernel object}${off[*]:+ (${off[*]} not in this config)}"
 	[ ${#nc[@]} -gt 0 ] && msg="$msg; not compiled yet: ${nc[*]}"
 	echo "$name: $p: $msg ($((SECONDS - ts)) s)"
 	if [ $rc != 0 ] || [ -n "$new" ]; then
