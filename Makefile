@@ -39,7 +39,8 @@ include $(TOP)/BASE
 PKGS := make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio xz-utils \
 	ccache git perl python3 qemu-system-x86 busybox-static bash-static \
 	e2fsprogs xfsprogs rsync fio stress-ng mmdebstrap libslurm-dev \
-	pkgconf dpkg-dev libjansson-dev libhwloc-dev libsystemd-dev clang libclang-rt-14-dev
+	pkgconf dpkg-dev libjansson-dev libhwloc-dev libsystemd-dev clang libclang-rt-14-dev \
+	sparse patch python3-sphinx python3-sphinx-rtd-theme
 ifeq ($(KSRC),)
 ifeq ($(BASE_OK),)
 PKGS += $(BASE_PKG)=$(BASE_VERSION)
@@ -107,7 +108,7 @@ endif
 .PHONY: all help deps base tree kernel kernel-baseline kernel-bench bench tests initramfs demo \
 	check check-toss check-upstream check-configs check-integration tools-img vm-run \
 	vm-run-baseline userspace install uninstall debian-img patches \
-	checkpatch lint clean distclean
+	checkpatch lint check-series check-base check-docs clean distclean
 
 all: deps kernel initramfs demo
 
@@ -143,9 +144,24 @@ help:
 	@echo '  make debian-img      the Debian 12 VM image with them installed (build/debian.img)'
 	@echo '  make tools-img       the VM disk with fio and stress-ng (build/tools.img)'
 	@echo '  make initramfs       build the VM initramfs'
-	@echo '  make patches         export the upstream-style series to build/patches'
+	@echo '  make patches         export the upstream-style series to build/patches, authored'
+	@echo '                       and signed off by your git identity (user.name/user.email;'
+	@echo '                       an error without one); SIGNOFF="Name <email>" overrides it'
 	@echo '  make checkpatch      run checkpatch.pl --strict on that series'
 	@echo '  make lint            checkpatch, and a W=1 build of the files we touch'
+	@echo '  make check-series    bisectability: the series applied patch by patch (zero'
+	@echo '                       fuzz) on the base, after each patch the objects of the'
+	@echo '                       series so far built with W=1 (objects only, no vmlinux;'
+	@echo '                       warnings the unpatched tree has too are not ours), sparse'
+	@echo '                       on them after the last patch, checkpatch --strict on every'
+	@echo '                       exported patch: build/series, build/results/check-series*'
+	@echo '  make check-base KSRC=/other/6.12.y   per patch: applies with zero fuzz,'
+	@echo '                       with fuzz, or fails on that tree, and the objects built'
+	@echo '                       after each patch that applied: build/check-base/<key>'
+	@echo '  make check-docs      kernel-doc on our C files (each non-static function'
+	@echo '                       documented, -Wall quiet), then make htmldocs'
+	@echo '                       SPHINXDIRS=admin-guide with no warning in our .rst'
+	@echo '                       (DOCS_SPHINX=0: kernel-doc only): build/docs'
 	@echo '  make deps            install missing Debian packages (root) or print the line'
 	@echo '  make clean           remove build outputs (keeps ccache and the base cache)'
 	@echo ''
@@ -325,8 +341,25 @@ patches: base
 checkpatch: patches
 	@$(TOP)/scripts/checkpatch.sh $(BUILD)/patches
 
+# Bisectability: the series applied patch by patch (zero fuzz) on the
+# base, the series' objects compiled with W=1 after each patch, sparse on
+# them after the last, checkpatch --strict on every exported patch.
+check-series: deps base
+	@$(TOP)/scripts/check-series.sh
+
+# kernel-doc on our C files (every non-static function documented,
+# -Wall quiet) and the admin-guide built by Sphinx without a warning in
+# the .rst files we change (DOCS_SPHINX=0: kernel-doc only).
+check-docs: deps tree
+	@$(TOP)/scripts/check-docs.sh $(SRC)
+
+# The same on another 6.12.y tree: how each patch applies (zero fuzz,
+# fuzz, fails) and whether the objects build after it.
+check-base: deps
+	@$(TOP)/scripts/check-series.sh --base
+
 # checkpatch --strict on the series, and a W=1 build of every file we touch.
-W1_OBJS := mm/toss_cache.o mm/filemap.o mm/shrinker.o fs/super.o kernel/cgroup/cpuset-toss.o kernel/cgroup/cpuset.o \
+W1_OBJS := mm/toss_cache.o mm/filemap.o mm/shrinker.o mm/vmstat.o fs/super.o kernel/cgroup/cpuset-toss.o kernel/cgroup/cpuset.o \
 	kernel/cgroup/cpuset-v1.o
 lint: checkpatch kernel
 	@out=$$($(MAKE) -s -C $(SRC) O=$(OBJ) CC="$$(command -v ccache >/dev/null && echo ccache) gcc" \

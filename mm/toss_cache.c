@@ -438,11 +438,17 @@ static void toss_putback(struct folio *folio, int gen)
 
 	if (gen < 0)
 		goto putback;
-	lruvec = folio_lruvec_lock_irq(folio);
+	/*
+	 * Off the LRU, the folio cannot move to another lruvec: what
+	 * folio_lruvec_lock_irq() does, with the lock taken here, where
+	 * sparse sees it.
+	 */
+	lruvec = folio_lruvec(folio);
+	spin_lock_irq(&lruvec->lru_lock);
 	lrugen = &lruvec->lrugen;
 	if (!lrugen->enabled || folio_test_unevictable(folio) ||
 	    !folio_is_file_lru(folio)) {
-		unlock_page_lruvec_irq(lruvec);
+		spin_unlock_irq(&lruvec->lru_lock);
 		goto putback;
 	}
 	for (seq = lrugen->min_seq[LRU_GEN_FILE]; seq <= lrugen->max_seq; seq++)
@@ -457,7 +463,7 @@ static void toss_putback(struct folio *folio, int gen)
 	list_add(&folio->lru,
 		 &lrugen->folios[gen][LRU_GEN_FILE][folio_zonenum(folio)]);
 	folio_set_lru(folio);
-	unlock_page_lruvec_irq(lruvec);
+	spin_unlock_irq(&lruvec->lru_lock);
 	folio_put(folio);
 	return;
 putback:

@@ -11,6 +11,27 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "$1")
+# Author and Signed-off-by: of every patch: the exporter's git identity
+# (user.name and user.email as git config sees them from this repository),
+# or SIGNOFF="Name <email>" to override it.  Without either, stop: a series
+# must not go out under a made-up name.
+if [ -n "${SIGNOFF:-}" ]; then
+	case "$SIGNOFF" in
+	?*' <'?*@?*'>') ;;
+	*) echo "export: SIGNOFF='$SIGNOFF' is not of the form 'Name <email>'" >&2; exit 1 ;;
+	esac
+	name=${SIGNOFF% <*}
+	email=${SIGNOFF##*<}; email=${email%>}
+else
+	name=$(git -C "$here" config user.name || true)
+	email=$(git -C "$here" config user.email || true)
+	if [ -z "$name" ] || [ -z "$email" ]; then
+		echo "export: no git identity to sign the patches off with (user.name='$name', user.email='$email')." >&2
+		echo "  Set one:      git config --global user.name 'Your Name'; git config --global user.email you@example.org" >&2
+		echo "  or override:  make patches SIGNOFF='Your Name <you@example.org>'" >&2
+		exit 1
+	fi
+fi
 base=$("$here/scripts/base.sh")
 work=$(dirname "$out")/export-tree
 if [ ! -d "$work/.git" ]; then
@@ -18,12 +39,8 @@ if [ ! -d "$work/.git" ]; then
 	git clone -q --shared --no-checkout "$base" "$work"
 fi
 cd "$work"
-# Sign-off: SIGNOFF="Name <email>", else the git identity of this repository.
-# Without either (a fresh machine has no git identity), a placeholder that
-# checkpatch accepts; set SIGNOFF to sign off with your own.
-signoff=${SIGNOFF:-"$(git -C "$here" config user.name || echo "Memory Toss Developer") <$(git -C "$here" config user.email || echo toss-dev@localhost)>"}
-git config user.name "${signoff% <*}"
-git config user.email "$(echo "${signoff##*<}" | tr -d '>')"
+git config user.name "$name"
+git config user.email "$email"
 git am --abort >/dev/null 2>&1 || true
 git checkout -q -f -B export refs/tags/base
 git clean -q -fdx
