@@ -61,6 +61,9 @@ BIN        := $(BUILD)/bin
 INITRAMFS  := $(BUILD)/initramfs.cpio.gz
 FRAGMENTS  := $(TOP)/configs/lean.config $(TOP)/configs/debug.config
 TFRAGMENTS := $(FRAGMENTS) $(TOP)/configs/test.config $(TOP)/configs/userspace.config
+# The patched test kernel also builds in the KUnit suite (not the baseline,
+# which lacks it).
+KFRAGMENTS := $(TFRAGMENTS) $(TOP)/configs/kunit.config
 VMRUN       = $(TOP)/scripts/vm-run.sh -i $(INITRAMFS) -t $(VM_TIMEOUT) -a $(ACCEL)
 
 SELFTESTS  := test_cpuset_toss test_core test_cpuset test_memcontrol
@@ -106,7 +109,7 @@ $(error IMAGE=$(IMAGE): the images are the busybox initramfs (IMAGE unset) and d
 endif
 
 .PHONY: all help deps base tree kernel kernel-baseline kernel-bench bench tests initramfs demo \
-	check check-toss check-upstream check-configs check-integration tools-img vm-run \
+	check check-toss check-kunit check-upstream check-configs check-integration tools-img vm-run \
 	vm-run-baseline userspace install uninstall debian-img patches \
 	checkpatch lint check-series check-base check-docs clean distclean
 
@@ -118,7 +121,9 @@ help:
 	@echo 'Targets:'
 	@echo '  make                 install missing packages, build, boot, show a toss (the demo)'
 	@echo '  make check           build what is needed and run every test in the VM'
-	@echo '  make check-toss      only our selftest (test_cpuset_toss) and the demo'
+	@echo '  make check-toss      only our selftest (test_cpuset_toss), the KUnit suites'
+	@echo '                       and the demo'
+	@echo '  make check-kunit     only the KUnit suites (parser, share arithmetic) in one VM'
 	@echo '  make check-upstream  only the upstream cgroup selftests, patched vs baseline kernel'
 	@echo '  make check-configs   compile the files we touch under config variants (MEMCG=n,'
 	@echo '                       NUMA=n, CPUSETS=n, ...; objects only, no vmlinux): build/configs'
@@ -185,7 +190,7 @@ tree: base
 	@$(TOP)/scripts/tree.sh $(SRC) patched >/dev/null
 
 kernel: tree
-	@$(TOP)/scripts/kbuild.sh $(SRC) $(OBJ) $(TFRAGMENTS)
+	@$(TOP)/scripts/kbuild.sh $(SRC) $(OBJ) $(KFRAGMENTS)
 
 # The benchmark kernel: the same patched sources, without the debug options.
 kernel-bench: tree
@@ -209,7 +214,7 @@ tests: kernel
 		mv $(BIN)/$$t.tmp $(BIN)/$$t; \
 	done
 	@for s in $(SELFSH); do install -m 0755 $(STDIR)/cgroup/$$s $(BIN)/$$s; done
-	@install -m 0755 $(TOP)/vm/toss-demo $(TOP)/vm/run-tests $(TOP)/vm/toss-stress $(BIN)/
+	@install -m 0755 $(TOP)/vm/toss-demo $(TOP)/vm/run-tests $(TOP)/vm/toss-stress $(TOP)/vm/kunit-ktap $(BIN)/
 
 # fio and stress-ng with their libraries, for the VM's /opt/tools.
 tools-img: deps
@@ -326,6 +331,12 @@ check-integration: deps kernel kernel-baseline debian-img
 
 check-toss: deps kernel initramfs tools-img
 	@$(TOP)/scripts/check.sh toss
+
+# The KUnit suites of the parser and the share arithmetic, which the
+# patched kernel runs at boot (make check counts them from its first toss
+# VM): one VM, no test program.
+check-kunit: deps kernel initramfs
+	@$(TOP)/scripts/check.sh kunit
 
 check-upstream: deps kernel kernel-baseline initramfs
 	@$(TOP)/scripts/check.sh upstream

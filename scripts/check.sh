@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh <all|toss|upstream|integration>: run the tests in the VM and
-# count them.
+# check.sh <all|toss|kunit|upstream|integration>: run the tests in the VM
+# and count them.
 #
-#   toss      test_cpuset_toss with MGLRU on and off (one VM each), and the
-#             demo, on the patched debug kernel; then test_toss_parallel in
+#   toss      the KUnit suites the patched kernel ran at boot (their KTAP,
+#             from the kernel log of the first toss VM), test_cpuset_toss
+#             with MGLRU on and off (one VM each), and the demo, on the
+#             patched debug kernel; then test_toss_parallel in
 #             a VM alone, test_toss_isolated in a VM booted with
 #             isolcpus=2, test_toss_no_memcg_root in a VM booted with
 #             cgroup_disable=memory, and fio and stress-ng racing tosses
@@ -19,6 +21,8 @@
 #             hierarchies, each test must pass; on the baseline kernel,
 #             which lacks the file, each v2 test must fail; then the host
 #             tests of the userspace parts (scripts/userspace-tests.sh)
+#   kunit     only the KUnit suites: one VM of the patched kernel, no test
+#             program
 #
 # Any kernel splat or timeout fails the run.  Ends with the line
 # "N passed, N failed[, N skipped]" and exits non-zero on any failure.
@@ -73,6 +77,46 @@ tap_raw() {
 	}' "$1"
 }
 
+# ktap <log> <prefix>: print "<pass|fail|skip> <prefix>/<suite>/<case>" for
+# every KUnit case of the KTAP between "### KTAP BEGIN" and "### KTAP END"
+# (vm/kunit-ktap), a failure for a suite that failed or that gave fewer
+# results than its plan, for fewer suites than the top-level plan, and
+# "fail <prefix>/none-ran" when no case ran at all.
+ktap() {
+	awk -v pfx="$2" '
+	function result(line, depth,   st) {
+		st = "pass"
+		if (line ~ /^not ok/) st = "fail"
+		sub(/^(not )?ok [0-9]+ /, "", line)
+		if (line ~ /# *SKIP/) st = "skip"
+		sub(/ *#.*$/, "", line); gsub(/ /, "_", line)
+		return st " " line
+	}
+	/^### KTAP BEGIN/ { on = 1; next }
+	/^### KTAP END/   { on = 0; next }
+	!on { next }
+	/^1\.\.[0-9]+$/ { plan = substr($0, 4) + 0; next }
+	/^    # Subtest: / { suite = $3; cases = 0; cplan = -1; bad = 0; next }
+	/^    1\.\.[0-9]+$/ { cplan = substr($0, 8) + 0; next }
+	/^    (not )?ok [0-9]+ / {
+		r = result(substr($0, 5)); split(r, a, " ")
+		print a[1], pfx "/" suite "/" a[2]
+		cases++; total++; if (a[1] == "fail") bad = 1
+		next
+	}
+	/^(not )?ok [0-9]+ / {
+		r = result($0); split(r, a, " "); suites++
+		if (a[1] == "fail" && !bad) print "fail", pfx "/" a[2] "/suite"
+		if (cplan >= 0 && cases < cplan)
+			print "fail", pfx "/" a[2] "/ran-" cases "-of-" cplan
+		suite = ""; next
+	}
+	END {
+		if (!total) print "fail", pfx "/none-ran"
+		else if (suites < plan) print "fail", pfx "/ran-" suites "-of-" plan "-suites"
+	}' "$1"
+}
+
 boot() {	# boot <kernel> <log> <args...>: run, record the status in <log>.rc
 	local k=$1 log=$2
 	shift 2
@@ -110,7 +154,8 @@ pids=()
 if [ "$what" = all ] || [ "$what" = toss ]; then
 	echo "check: booting the patched kernel: test_cpuset_toss with MGLRU on (and the demo), with MGLRU off"
 	rm -f "$res"/toss-*.log*
-	boot "$kernel" "$res/toss-on.log" run-tests toss y & pids+=($!)
+	# The KUnit suites ran at boot: their KTAP first, from the kernel log.
+	boot "$kernel" "$res/toss-on.log" "kunit-ktap; run-tests toss y" & pids+=($!)
 	boot "$kernel" "$res/toss-off.log" run-tests toss n & pids+=($!)
 	wait "${pids[@]}"
 	echo "check: booting the patched kernel alone: test_toss_parallel; then with isolcpus=2: test_toss_isolated"
@@ -120,6 +165,11 @@ if [ "$what" = all ] || [ "$what" = toss ]; then
 	VM_APPEND="cgroup_disable=memory" boot "$kernel" "$res/toss-nomemcg.log" run-tests nomemcg
 	echo "check: booting the patched kernel: fio and stress-ng verifying their data while tosses loop"
 	TOOLS_IMG=$BUILD/tools.img boot "$kernel" "$res/toss-stress.log" run-tests stress
+fi
+if [ "$what" = kunit ]; then
+	echo "check: booting the patched kernel: the KUnit suites it runs at boot"
+	rm -f "$res"/kunit.log*
+	boot "$kernel" "$res/kunit.log" kunit-ktap
 fi
 if [ "$what" = all ] || [ "$what" = upstream ]; then
 	plog=$res/upstream-patched.log blog=$res/upstream-baseline.log
@@ -177,6 +227,13 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 	count "$res/integration-baseline.results"
 fi
 
+if [ "$what" = all ] || [ "$what" = toss ] || [ "$what" = kunit ]; then
+	log=$res/toss-on.log
+	[ "$what" = kunit ] && log=$res/kunit.log
+	ktap "$log" kunit > "$res/kunit.results"
+	[ "$what" = kunit ] && vmstatus "$(cat "$log.rc")" "$log" kunit-vm >> "$res/kunit.results"
+	count "$res/kunit.results"
+fi
 if [ "$what" = all ] || [ "$what" = toss ]; then
 	for m in on off alone isolcpus nomemcg stress; do
 		log=$res/toss-$m.log

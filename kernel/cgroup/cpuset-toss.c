@@ -276,6 +276,36 @@ static int toss_parse(char *buf, struct toss_request *req)
 	return 0;
 }
 
+/*
+ * A write of @nbytes at @buf: no longer than TOSS_MAX_INPUT, no NUL inside
+ * it (it must not cut the request short), then toss_parse().
+ */
+static int toss_parse_write(char *buf, size_t nbytes, struct toss_request *req)
+{
+	if (nbytes > TOSS_MAX_INPUT)
+		return -EINVAL;
+	if (strnlen(buf, nbytes) != nbytes)
+		return -EINVAL;
+	return toss_parse(buf, req);
+}
+
+/*
+ * The nodes a toss of @req covers, of the cpuset's @nodes (its effective
+ * mems) and the nodes with @memory: nodes= must name only nodes of both.
+ */
+static int toss_pick_nodes(const struct toss_request *req, nodemask_t *nodes,
+			   const nodemask_t *memory)
+{
+	if (req->nodes_set) {
+		if (!nodes_subset(req->nodes, *nodes) ||
+		    !nodes_subset(req->nodes, *memory))
+			return -EINVAL;
+		*nodes = req->nodes;
+	}
+	nodes_and(*nodes, *nodes, *memory);
+	return 0;
+}
+
 /**
  * cpuset_toss_open - open handler of cpuset.memory_toss_cache
  * @of: the file being opened
@@ -1258,12 +1288,7 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 
 	if (!st)
 		return -ENOMEM;
-	if (nbytes > TOSS_MAX_INPUT)
-		return -EINVAL;
-	/* A NUL inside the request must not cut it short. */
-	if (strnlen(buf, nbytes) != nbytes)
-		return -EINVAL;
-	ret = toss_parse(buf, &req);
+	ret = toss_parse_write(buf, nbytes, &req);
 	if (ret)
 		return ret;
 	if (!req.scope_cgroup &&
@@ -1275,13 +1300,9 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	if (ret)
 		return ret;
 
-	if (req.nodes_set) {
-		if (!nodes_subset(req.nodes, nodes) ||
-		    !nodes_subset(req.nodes, node_states[N_MEMORY]))
-			return -EINVAL;
-		nodes = req.nodes;
-	}
-	nodes_and(nodes, nodes, node_states[N_MEMORY]);
+	ret = toss_pick_nodes(&req, &nodes, &node_states[N_MEMORY]);
+	if (ret)
+		return ret;
 
 	if (req.scope_cgroup) {
 		memcg_css = toss_memcg_css(cs);
@@ -1342,3 +1363,7 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	css_put(&cs->css);
 	return ret ?: nbytes;
 }
+
+#ifdef CONFIG_CPUSET_TOSS_KUNIT_TEST
+#include "cpuset-toss-kunit.h"
+#endif
