@@ -4,8 +4,10 @@
 # check.sh <all|toss|upstream|integration>: run the tests in the VM and
 # count them.
 #
-#   toss      test_cpuset_toss with MGLRU on and off (one VM each), and the
-#             demo, on the patched debug kernel; then test_toss_parallel in
+#   toss      the test_cpuset_toss programs (test_cpuset_toss,
+#             test_cpuset_toss_cgroup, test_cpuset_toss_concurrency,
+#             test_cpuset_toss_cpus) with MGLRU on and off (one VM each), and
+#             the demo, on the patched debug kernel; then test_toss_parallel in
 #             a VM alone, test_toss_isolated in a VM booted with
 #             isolcpus=2, test_toss_no_memcg_root in a VM booted with
 #             cgroup_disable=memory, and fio and stress-ng racing tosses
@@ -108,7 +110,7 @@ kernel=$BUILD/debug/obj/arch/x86/boot/bzImage
 bkernel=$BUILD/baseline/obj/arch/x86/boot/bzImage
 pids=()
 if [ "$what" = all ] || [ "$what" = toss ]; then
-	echo "check: booting the patched kernel: test_cpuset_toss with MGLRU on (and the demo), with MGLRU off"
+	echo "check: booting the patched kernel: the test_cpuset_toss programs with MGLRU on (and the demo), with MGLRU off"
 	rm -f "$res"/toss-*.log*
 	boot "$kernel" "$res/toss-on.log" run-tests toss y & pids+=($!)
 	boot "$kernel" "$res/toss-off.log" run-tests toss n & pids+=($!)
