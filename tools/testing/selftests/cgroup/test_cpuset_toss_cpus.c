@@ -118,7 +118,10 @@ static int test_toss_isolated(const char *root)
 		}
 	}
 	for (i = 0; i < 4; i++) {
-		snprintf(req[i], sizeof(req[i]), i & 1 ? "1" : "1 nodes=%d", node);
+		if (i & 1)
+			snprintf(req[i], sizeof(req[i]), "1");
+		else
+			snprintf(req[i], sizeof(req[i]), "1 nodes=%d", node);
 		reqs[i] = req[i];
 	}
 	cg = make_cpuset("job", mem_nodes);
