@@ -66,7 +66,11 @@ TFRAGMENTS := $(FRAGMENTS) $(TOP)/configs/test.config $(TOP)/configs/userspace.c
 KFRAGMENTS := $(TFRAGMENTS) $(TOP)/configs/kunit.config
 VMRUN       = $(TOP)/scripts/vm-run.sh -i $(INITRAMFS) -t $(VM_TIMEOUT) -a $(ACCEL)
 
-SELFTESTS  := test_cpuset_toss test_core test_cpuset test_memcontrol
+# Our selftests (each built with cgroup_util.c and toss_util.c) and the
+# upstream cgroup selftests that touch cpuset and memcg.
+TOSSTESTS  := test_cpuset_toss test_cpuset_toss_cgroup test_cpuset_toss_concurrency \
+	test_cpuset_toss_cpus
+SELFTESTS  := $(TOSSTESTS) test_core test_cpuset test_memcontrol
 SELFSH     := test_cpuset_prs.sh test_cpuset_v1_base.sh
 STDIR       = $(SRC)/tools/testing/selftests
 
@@ -121,7 +125,7 @@ help:
 	@echo 'Targets:'
 	@echo '  make                 install missing packages, build, boot, show a toss (the demo)'
 	@echo '  make check           build what is needed and run every test in the VM'
-	@echo '  make check-toss      only our selftest (test_cpuset_toss), the KUnit suites'
+	@echo '  make check-toss      only our selftests (test_cpuset_toss*), the KUnit suites'
 	@echo '                       and the demo'
 	@echo '  make check-kunit     only the KUnit suites (parser, share arithmetic) in one VM'
 	@echo '  make check-upstream  only the upstream cgroup selftests, patched vs baseline kernel'
@@ -207,9 +211,10 @@ kernel-baseline: base
 tests: kernel
 	@mkdir -p $(BIN)
 	@for t in $(SELFTESTS); do \
+		case " $(TOSSTESTS) " in *" $$t "*) util=$(STDIR)/cgroup/toss_util.c ;; *) util= ;; esac; \
 		gcc -static -O0 -g -Wall -pthread \
 			-isystem $(OBJ)/usr/include -I$(STDIR) \
-			-o $(BIN)/$$t.tmp $(STDIR)/cgroup/$$t.c $(STDIR)/cgroup/cgroup_util.c \
+			-o $(BIN)/$$t.tmp $(STDIR)/cgroup/$$t.c $(STDIR)/cgroup/cgroup_util.c $$util \
 			|| exit 1; \
 		mv $(BIN)/$$t.tmp $(BIN)/$$t; \
 	done

@@ -5,9 +5,11 @@
 # and count them.
 #
 #   toss      the KUnit suites the patched kernel ran at boot (their KTAP,
-#             from the kernel log of the first toss VM), test_cpuset_toss
-#             with MGLRU on and off (one VM each), and the demo, on the
-#             patched debug kernel; then test_toss_parallel in
+#             from the kernel log of the first toss VM), the test_cpuset_toss
+#             programs (test_cpuset_toss, test_cpuset_toss_cgroup,
+#             test_cpuset_toss_concurrency, test_cpuset_toss_cpus) with MGLRU
+#             on and off (one VM each), and the demo, on the patched debug
+#             kernel; then test_toss_parallel in
 #             a VM alone, test_toss_isolated in a VM booted with
 #             isolcpus=2, test_toss_no_memcg_root in a VM booted with
 #             cgroup_disable=memory, and fio and stress-ng racing tosses
@@ -152,7 +154,7 @@ kernel=$BUILD/debug/obj/arch/x86/boot/bzImage
 bkernel=$BUILD/baseline/obj/arch/x86/boot/bzImage
 pids=()
 if [ "$what" = all ] || [ "$what" = toss ]; then
-	echo "check: booting the patched kernel: test_cpuset_toss with MGLRU on (and the demo), with MGLRU off"
+	echo "check: booting the patched kernel: the test_cpuset_toss programs with MGLRU on (and the demo), with MGLRU off"
 	rm -f "$res"/toss-*.log*
 	# The KUnit suites ran at boot: their KTAP first, from the kernel log.
 	boot "$kernel" "$res/toss-on.log" "kunit-ktap; run-tests toss y" & pids+=($!)
