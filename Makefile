@@ -194,9 +194,9 @@ kernel-bench: tree
 # Debian's config plus what the series needs (configs/debian.config), as
 # .debs a site installs; not part of make check (hours on 2 cores).
 # debhelper runs the packaging, kmod's depmod the module index, openssl
-# makes the module signing key; pahole (dwarves) makes BTF, which Debian's
+# makes the module signing key; pahole makes BTF, which Debian's
 # config has and the trimmed one (no debug info) has not.
-kernel-debs: PKGS += debhelper kmod openssl $(if $(filter-out 0,$(KERNEL_DEBS_TRIM)),,dwarves)
+kernel-debs: PKGS += debhelper kmod openssl $(if $(filter-out 0,$(KERNEL_DEBS_TRIM)),,pahole)
 kernel-debs: deps tree
 	@$(TOP)/scripts/kernel-debs.sh $(SRC) $(BUILD)/kernel-debs
 

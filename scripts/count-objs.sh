@@ -8,7 +8,7 @@
 # include/config/auto.conf (made by syncconfig here) and prints its lists
 # (scripts/print-objs.mk), from the top Kbuild down the subdirectories it
 # descends into.  Prints "<modules> modules, <objects> objects"; the
-# per-directory lines go to <obj>/count-objs.txt.
+# per-directory lines and the modules' names go to <obj>/count-objs.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${1:-}" = --walk ]; then
@@ -21,10 +21,10 @@ if [ "${1:-}" = --walk ]; then
 		out=$(make -s --no-print-directory -f "$srctree/scripts/Makefile.build" \
 			-f "$here/scripts/print-objs.mk" obj="$d" __print 2>/dev/null) || {
 			echo "count-objs: cannot read $d" >&2; exit 1; }
-		grep '^D ' <<< "$out" >> count-objs.txt
+		grep -E '^[DM] ' <<< "$out" >> count-objs.txt
 		while read -r _ s; do queue+=("$s"); done < <(grep '^S ' <<< "$out" || true)
 	done
-	awk '{ m += $3; o += $4 } END { print m " modules, " o " objects" }' count-objs.txt
+	awk '$1 == "D" { o += $4 } $1 == "M" { m++ } END { print m " modules, " o " objects" }' count-objs.txt
 	exit 0
 fi
 src=$(realpath -m "$1") obj=$(realpath -m "$2")
