@@ -31,7 +31,7 @@
 # merges configs/debian.config (what the series needs: CPUSETS, NUMA, MEMCG)
 # and turns DEBUG_INFO_BTF off (pahole, which Kconfig asks whether it has,
 # is a link-time tool; without this line the variant's config would depend
-# on whether dwarves is installed), then olddefconfig.  Its log lists every
+# on whether pahole is installed), then olddefconfig.  Its log lists every
 # symbol that differs from Debian's config.  It compiles with W=1 and fails
 # on any warning.
 #
