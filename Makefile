@@ -15,7 +15,8 @@ CMD        ?= uname -a; cat /sys/devices/system/node/online
 VMFILES    ?=
 KEEP_DISK  ?=
 IMAGE      ?=
-export KSRC BASE_OK JOBS ACCEL VM_TIMEOUT
+KERNEL_DEBS_TRIM ?=
+export KSRC BASE_OK JOBS ACCEL VM_TIMEOUT KERNEL_DEBS_TRIM
 
 # Where `make install` puts the userspace parts (cpuset-toss, the OCI hook,
 # the systemd unit, the Slurm plugin).  The directories other programs
@@ -47,6 +48,13 @@ PKGS += $(BASE_PKG)=$(BASE_VERSION)
 else
 PKGS += $(BASE_PKG)
 endif
+endif
+# Debian's own 6.12 kernel config, of the same version as the base (the
+# debian variant of check-configs, make kernel-debs).
+ifeq ($(KSRC)$(BASE_OK),)
+PKGS += linux-config-6.12=$(BASE_VERSION)
+else
+PKGS += linux-config-6.12
 endif
 
 SRC        := $(BUILD)/debug/src
@@ -114,7 +122,7 @@ endif
 
 .PHONY: all help deps base tree kernel kernel-baseline kernel-bench bench tests initramfs demo \
 	check check-toss check-kunit check-upstream check-configs check-integration tools-img vm-run \
-	vm-run-baseline userspace install uninstall debian-img patches \
+	vm-run-baseline userspace install uninstall debian-img patches kernel-debs \
 	checkpatch lint check-series check-base check-docs clean distclean
 
 all: deps kernel initramfs demo
@@ -130,7 +138,8 @@ help:
 	@echo '  make check-kunit     only the KUnit suites (parser, share arithmetic) in one VM'
 	@echo '  make check-upstream  only the upstream cgroup selftests, patched vs baseline kernel'
 	@echo '  make check-configs   compile the files we touch under config variants (MEMCG=n,'
-	@echo '                       NUMA=n, CPUSETS=n, ...; objects only, no vmlinux): build/configs'
+	@echo '                       NUMA=n, CPUSETS=n, ..., and debian: Debian'"'"'s 6.12 config, W=1;'
+	@echo '                       objects only, no vmlinux): build/configs'
 	@echo '  make bench           benchmark the toss against drop_caches, fadvise and'
 	@echo '                       memory.reclaim (non-debug kernel); writes bench/results'
 	@echo '                       (BENCH_QUICK=1: a short run, same tables, in build/bench-quick)'
@@ -142,6 +151,10 @@ help:
 	@echo '  make kernel          build the patched test kernel (build/debug/obj)'
 	@echo '  make kernel-baseline build the unpatched kernel (build/baseline/obj)'
 	@echo '  make kernel-bench    build the patched kernel without debug options (build/bench/obj)'
+	@echo '  make kernel-debs     linux-image/linux-headers .debs of the patched kernel with'
+	@echo '                       Debian'"'"'s 6.12 config (hours on 2 cores; not in make check):'
+	@echo '                       build/kernel-debs/debian (KERNEL_DEBS_TRIM=1: no debug info,'
+	@echo '                       the largest driver trees off: build/kernel-debs/trim)'
 	@echo '  make tests           build the static test programs (build/bin)'
 	@echo '  make check-integration  cpuset-toss, cgset, crun, runc, podman, systemd,'
 	@echo '                       Slurm, LXC, Docker in the Debian VM (part of make check)'
@@ -183,6 +196,9 @@ help:
 	@echo '  CMD=, VMFILES=, KEEP_DISK=img   for vm-run (KEEP_DISK reuses a scratch image)'
 	@echo '  CONFIGS="no-memcg ..."   for check-configs: only these variants (default: all)'
 	@echo '  BASE_CACHE=dir       where the unpacked base lives (default /var/cache/memory-toss)'
+	@echo '  KERNEL_DEBS_TRIM=1   for kernel-debs: the trimmed config (configs/debian-trim.config)'
+	@echo '  LOCALVERSION=, KDEB_PKGVERSION=   for kernel-debs: kernel release suffix (default'
+	@echo '                       -toss1, -toss1-trim) and package version (default BASE'"'"'s +toss1)'
 
 deps:
 	@$(TOP)/scripts/deps.sh $(PKGS)
@@ -199,6 +215,15 @@ kernel: tree
 # The benchmark kernel: the same patched sources, without the debug options.
 kernel-bench: tree
 	@$(TOP)/scripts/kbuild.sh $(SRC) $(XOBJ) $(TOP)/configs/lean.config $(TOP)/configs/bench.config
+
+# Debian's config plus what the series needs (configs/debian.config), as
+# .debs a site installs; not part of make check (hours on 2 cores).
+# debhelper runs the packaging, kmod's depmod the module index, openssl
+# makes the module signing key; pahole makes BTF, which Debian's
+# config has and the trimmed one (no debug info) has not.
+kernel-debs: PKGS += debhelper kmod openssl $(if $(filter-out 0,$(KERNEL_DEBS_TRIM)),,pahole)
+kernel-debs: deps tree
+	@$(TOP)/scripts/kernel-debs.sh $(SRC) $(BUILD)/kernel-debs
 
 kernel-baseline: base
 	@$(TOP)/scripts/tree.sh $(BSRC) base >/dev/null
@@ -347,8 +372,9 @@ check-upstream: deps kernel kernel-baseline initramfs
 	@$(TOP)/scripts/check.sh upstream
 
 # The objects of the series compiled under each config variant, one option
-# off in each (scripts/check-configs.sh lists them); no VM.
-check-configs: tree
+# off in each, and under Debian's own config (W=1; linux-config-6.12);
+# scripts/check-configs.sh lists them; no VM.
+check-configs: deps tree
 	@$(TOP)/scripts/check-configs.sh $(CONFIGS)
 
 patches: base

@@ -26,6 +26,15 @@
 # writes build/results/check-configs.results.  Logs:
 # build/results/check-configs-<variant>.log.  Exits non-zero on a failure.
 #
+# The "debian" variant starts from Debian's own 6.12 config instead
+# (linux-config-6.12's config.amd64_none_amd64, scripts/debian-config.sh),
+# merges configs/debian.config (what the series needs: CPUSETS, NUMA, MEMCG)
+# and turns DEBUG_INFO_BTF off (pahole, which Kconfig asks whether it has,
+# is a link-time tool; without this line the variant's config would depend
+# on whether pahole is installed), then olddefconfig.  Its log lists every
+# symbol that differs from Debian's config.  It compiles with W=1 and fails
+# on any warning.
+#
 # CHECK_CONFIGS_DIRS=1: build the whole directories whose Makefile the
 # series changes (mm/, kernel/cgroup/) instead of single objects there
 # (the other objects, fs/super.o, stay single): slower, also compiles every
@@ -54,6 +63,7 @@ all_variants=(
 	"no-tracepoints|# CONFIG_FTRACE is not set;# CONFIG_PROVE_LOCKING is not set;# CONFIG_TRACEPOINTS is not set"
 	"no-swap|# CONFIG_SWAP is not set"
 	"no-cpusets|# CONFIG_CPUSETS is not set"
+	"debian|# CONFIG_DEBUG_INFO_BTF is not set"
 )
 
 [ -f "$src/Makefile" ] || { echo "check-configs: no kernel tree in $src: run make tree" >&2; exit 1; }
@@ -95,34 +105,54 @@ rule() {
 }
 
 cfg() { grep -E "^$1=" "$2" | cut -d= -f2- || true; }	# cfg <SYM> <.config>: its value, empty if off
+# kv <.config>: "SYM<tab>value" sorted by symbol, "n" for "is not set".
+kv() {
+	sed -nE 's/^(CONFIG_[A-Za-z0-9_]+)=(.*)/\1\t\2/p; s/^# (CONFIG_[A-Za-z0-9_]+) is not set/\1\tn/p' "$1" | sort -t "$(printf '\t')" -k1,1
+}
 
 # one <name> <fragment-lines>: configure, verify and build one variant.
 # Prints the result line; details go to the log.
 one() {
 	local name=$1 lines=$2 obj=$BUILD/configs/$1 log=$res/check-configs-$1.log
 	local frag want stamp bad=0 t0=$SECONDS line sym val got o r targets=() skipped=() built=()
+	local frags=("${base_frags[@]}") debcfg= wflags=()
 	mk() { kmake "$src" "$obj" "$@"; }
 	mkdir -p "$obj"
+	: > "$log"
 	frag=$obj/variant.config
+	if [ "$name" = debian ]; then
+		# Debian's config as the base; the variant's lines are what the
+		# series needs (configs/debian.config) and the line above.
+		debcfg=$obj/debian.config frags=() wflags=(W=1)
+		if ! "$here/scripts/debian-config.sh" "$debcfg" 2>>"$log"; then
+			echo "check-configs: $name: no Debian config (see $log)" >&2
+			echo "fail check-configs/$name"
+			return
+		fi
+		lines="$(grep -E '^(CONFIG_|# CONFIG_)' "$here/configs/debian.config" | paste -sd';');$lines"
+	fi
 	tr ';' '\n' <<< "$lines" > "$frag.new"
 	cmp -s "$frag.new" "$frag" && rm "$frag.new" || mv "$frag.new" "$frag"
-	: > "$log"
 	{
 		echo "== check-configs/$name in $obj ($(date -u +%FT%TZ))"
 		echo "== variant fragment:"; sed 's/^/   /' "$frag"
 	} >> "$log"
 
 	stamp=$obj/.fragments
-	want=$( (cat "${base_frags[@]}" "$frag"; echo "RUSTC=none"; git -C "$src" ls-tree -r HEAD 2>/dev/null | grep 'Kconfig') |
+	want=$( (cat ${debcfg:+"$debcfg"} "${frags[@]}" "$frag"; echo "RUSTC=none"; git -C "$src" ls-tree -r HEAD 2>/dev/null | grep 'Kconfig') |
 		sha256sum | cut -c1-16)
 	if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-		echo "== configuring: tinyconfig + lean + debug + variant, olddefconfig" >> "$log"
+		if [ -n "$debcfg" ]; then
+			echo "== configuring: Debian's config + variant, olddefconfig" >> "$log"
+		else
+			echo "== configuring: tinyconfig + lean + debug + variant, olddefconfig" >> "$log"
+		fi
 		rm -f "$stamp"
 		# (merge_config.sh's notes on lean.config overriding tinyconfig
 		# are left out of the log; those on the variant's lines are kept.)
-		if ! { mk tinyconfig &&
+		if ! { if [ -n "$debcfg" ]; then cp "$debcfg" "$obj/.config"; else mk tinyconfig; fi &&
 			"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
-				"${base_frags[@]}" "$frag" &&
+				"${frags[@]}" "$frag" &&
 			mk olddefconfig; } 2>&1 | awk '
 			/^Value of .* is redefined by fragment / { skip = /variant\.config/ ? 0 : 3 }
 			skip > 0 { skip--; next } { print }' >> "$log"; then
@@ -160,6 +190,12 @@ one() {
 		return
 	fi
 	[ -f "$obj/.configured-now" ] && { echo "$want" > "$stamp"; rm -f "$obj/.configured-now"; }
+	if [ -n "$debcfg" ]; then
+		# Every symbol that differs from Debian's config (n: not set).
+		echo "== symbols that differ from Debian's config:" >> "$log"
+		join -t "$(printf '\t')" -a1 -a2 -e n -o 0,1.2,2.2 <(kv "$debcfg") <(kv "$obj/.config") |
+			awk -F '\t' '$2 != $3 { print "   " $1 ": debian " $2 ", here " $3 }' >> "$log"
+	else
 	# What else the variant changed among the symbols lean/debug ask for.
 	echo "== symbols of lean.config/debug.config that differ in this variant:" >> "$log"
 	cat "${base_frags[@]}" | sed -nE 's/^(CONFIG_[A-Z0-9_]+)=(.*)/\1 \2/p; s/^# (CONFIG_[A-Z0-9_]+) is not set/\1 n/p' |
@@ -168,6 +204,7 @@ one() {
 		[ "$val" = n ] && [ -z "$got" ] && continue
 		[ "$got" = "$val" ] || echo "   $sym: asked $val, now ${got:-not set}"
 	done >> "$log"
+	fi
 
 	# The objects this variant builds.
 	echo "== objects:" >> "$log"
@@ -198,9 +235,9 @@ one() {
 		done
 		targets=("${dirs[@]}" "${rest[@]}")
 	fi
-	echo "== make -k -j$JOBS ${targets[*]}" >> "$log"
+	echo "== make -k -j$JOBS ${wflags[*]} ${targets[*]}" >> "$log"
 	local out rc
-	out=$(mk -k -j"$JOBS" "${targets[@]}" 2>&1); rc=$?
+	out=$(mk -k -j"$JOBS" "${wflags[@]}" "${targets[@]}" 2>&1); rc=$?
 	echo "$out" >> "$log"
 	# The warnings: all of them with single objects (they all come from
 	# compiling our files), those in our files with whole directories.
@@ -208,7 +245,17 @@ one() {
 	[ -z "$DIRS" ] ||
 		pat=$( (for o in "${built[@]}"; do echo "${o%.o}.c"; done; echo "$headers") |
 			sed 's/[.]/[.]/g' | paste -sd'|')
-	grep -E "warning:" <<< "$out" | grep -E "(^|/)($pat):" | sed "s/^/check-configs: $name: /"
+	local warns
+	# (Not those of the kernel's own host tools under scripts/, which W=1
+	# makes bison print for genksyms: they stay in the log.)
+	warns=$(grep -E "warning:" <<< "$out" | grep -E "(^|/)($pat):" | grep -vE "^$src/scripts/" |
+		sed "s/^/check-configs: $name: /")
+	[ -z "$warns" ] || echo "$warns"
+	# The debian variant is W=1 and must be clean.
+	if [ ${#wflags[@]} -gt 0 ] && [ -n "$warns" ] && [ $rc = 0 ]; then
+		echo "== W=1 printed $(wc -l <<< "$warns") warning(s)" >> "$log"
+		rc=1
+	fi
 	# Which changed headers this variant compiled (from the objects' .cmd files).
 	local h cmds=()
 	for o in "${built[@]}"; do cmds+=("$obj/${o%/*}/.${o##*/}.cmd"); done
