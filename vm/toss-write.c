@@ -5,6 +5,7 @@
  * exits 0 on success, 1 on a failed write, 2 on a failure to set up.
  *
  *   toss-write [-f | -n N] <file> <request>
+ *   toss-write [-f | -n N] mkdir <dir>
  *
  * With -f, the write, and nothing else, runs with /proc/self/make-it-fail
  * set: the file is opened first and make-it-fail is cleared through a
@@ -17,6 +18,10 @@
  * fails (/proc/thread-self/fail-nth, whatever the probability and
  * task-filter); the errno is followed by "injected" if the write got that
  * far, "not-injected" if it made fewer calls.
+ *
+ * "mkdir <dir>" makes a directory instead (a cgroup: the same fault
+ * injection on the creation of a cpuset, whose toss statistics are
+ * allocated with it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,11 +29,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
-	int fail = 0, fd, mif = -1, err = 0, nth = 0, left = 0;
+	int fail = 0, fd = -1, mif = -1, err = 0, nth = 0, left = 0, mk;
 	char buf[32];
 	const char *name;
 	ssize_t n;
@@ -43,11 +49,13 @@ int main(int argc, char **argv)
 		argc -= 2;
 	}
 	if (argc != 3 || nth < 0) {
-		fprintf(stderr, "usage: toss-write [-f | -n N] <file> <request>\n");
+		fprintf(stderr, "usage: toss-write [-f | -n N] (<file> <request> | mkdir <dir>)\n");
 		return 2;
 	}
-	fd = open(argv[1], O_WRONLY);
-	if (fd < 0) {
+	mk = !strcmp(argv[1], "mkdir");
+	if (!mk)
+		fd = open(argv[1], O_WRONLY);
+	if (!mk && fd < 0) {
 		printf("open-%s\n", strerrorname_np(errno) ?: "?");
 		return 2;
 	}
@@ -66,7 +74,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	n = write(fd, argv[2], strlen(argv[2]));
+	if (mk)
+		n = mkdir(argv[2], 0755) ? -1 : (ssize_t)strlen(argv[2]);
+	else
+		n = write(fd, argv[2], strlen(argv[2]));
 	if (n < 0)
 		err = errno;
 	if (nth) {
