@@ -52,9 +52,12 @@ rc=$?
 t=$(( $(date +%s) - t0 ))
 
 # What vm-run.sh does not look for: kmemleak's reports once boot's were
-# cleared, and the OOM killer.
+# cleared, kmemleak turning itself off (then it reports nothing), and the
+# OOM killer.
 extra_re='suspected memory leak|invoked oom-killer|Out of memory'
-extra=$(sed -n '/^### soak: kmemleak cleared/,$p' "$log" | grep -E "$extra_re" | grep -v '^# ')
+off_re='kmemleak: .*(disabled|Memory pool empty|Cannot allocate a kmemleak_object)'
+extra=$( (sed -n '/^### soak: kmemleak cleared/,$p' "$log" | grep -E "$extra_re"
+	grep -E "$off_re" "$log") | grep -v '^# ')
 
 echo "soak: phases (time since the soak started in the VM):"
 grep '^### soak: ' "$log" | sed 's/^### soak: /  /'
