@@ -66,12 +66,20 @@ BKERNEL    := $(BOBJ)/arch/x86/boot/bzImage
 XOBJ       := $(BUILD)/bench/obj
 XKERNEL    := $(XOBJ)/arch/x86/boot/bzImage
 BIN        := $(BUILD)/bin
+# The soak kernel (make soak): the test kernel's fragments and the
+# sanitizers, in its own tree; its own initramfs, with only what vm/soak runs.
+SOBJ       := $(BUILD)/soak/obj
+SKERNEL    := $(SOBJ)/arch/x86/boot/bzImage
+SBIN       := $(BUILD)/soak/bin
+SINITRAMFS := $(BUILD)/soak/initramfs.cpio.gz
+SOAK_NICE  ?= 5
 INITRAMFS  := $(BUILD)/initramfs.cpio.gz
 FRAGMENTS  := $(TOP)/configs/lean.config $(TOP)/configs/debug.config
 TFRAGMENTS := $(FRAGMENTS) $(TOP)/configs/test.config $(TOP)/configs/userspace.config
 # The patched test kernel also builds in the KUnit suite (not the baseline,
 # which lacks it).
 KFRAGMENTS := $(TFRAGMENTS) $(TOP)/configs/kunit.config
+SFRAGMENTS := $(FRAGMENTS) $(TOP)/configs/test.config $(TOP)/configs/soak.config
 VMRUN       = $(TOP)/scripts/vm-run.sh -i $(INITRAMFS) -t $(VM_TIMEOUT) -a $(ACCEL)
 
 # Our selftests (each built with cgroup_util.c and toss_util.c) and the
@@ -120,7 +128,8 @@ else
 $(error IMAGE=$(IMAGE): the images are the busybox initramfs (IMAGE unset) and debian)
 endif
 
-.PHONY: all help deps base tree kernel kernel-baseline kernel-bench bench tests initramfs demo \
+.PHONY: all help deps base tree kernel kernel-baseline kernel-bench kernel-soak soak bench tests \
+	initramfs demo \
 	check check-toss check-kunit check-upstream check-configs check-integration tools-img vm-run \
 	vm-run-baseline userspace install uninstall debian-img patches kernel-debs \
 	checkpatch lint check-series check-base check-docs clean distclean
@@ -155,6 +164,11 @@ help:
 	@echo '                       Debian'"'"'s 6.12 config (hours on 2 cores; not in make check):'
 	@echo '                       build/kernel-debs/debian (KERNEL_DEBS_TRIM=1: no debug info,'
 	@echo '                       the largest driver trees off: build/kernel-debs/trim)'
+	@echo '  make soak            the soak (not in make check, about 30 min): the whole selftest,'
+	@echo '                       toss-stress, hotplug and cgroup churn under tosses, fault'
+	@echo '                       injection, kmemleak, on a kernel with KASAN, kmemleak, lockdep,'
+	@echo '                       DEBUG_VM, DEBUG_PAGEALLOC, page owner (configs/soak.config)'
+	@echo '  make kernel-soak     build that kernel (build/soak/obj, at nice $(SOAK_NICE))'
 	@echo '  make tests           build the static test programs (build/bin)'
 	@echo '  make check-integration  cpuset-toss, cgset, crun, runc, podman, systemd,'
 	@echo '                       Slurm, LXC, Docker in the Debian VM (part of make check)'
@@ -224,6 +238,12 @@ kernel-bench: tree
 kernel-debs: PKGS += debhelper kmod openssl $(if $(filter-out 0,$(KERNEL_DEBS_TRIM)),,pahole)
 kernel-debs: deps tree
 	@$(TOP)/scripts/kernel-debs.sh $(SRC) $(BUILD)/kernel-debs
+
+# The soak kernel: a cold build of its own (KASAN's instrumentation misses
+# every other kernel's ccache entries), at a lower priority than the
+# incremental builds of everyday work.
+kernel-soak: tree
+	@nice -n $(SOAK_NICE) $(TOP)/scripts/kbuild.sh $(SRC) $(SOBJ) $(SFRAGMENTS)
 
 kernel-baseline: base
 	@$(TOP)/scripts/tree.sh $(BSRC) base >/dev/null
@@ -359,6 +379,20 @@ check: deps kernel kernel-baseline initramfs tools-img debian-img
 check-integration: deps kernel kernel-baseline debian-img
 	@$(TOP)/scripts/check.sh integration
 
+# The soak (scripts/soak.sh, vm/soak): its test programs are built against
+# the soak kernel's uapi headers, so that it needs no other kernel.
+soak: deps kernel-soak tools-img
+	@rm -rf $(SBIN) && mkdir -p $(SBIN)
+	@for t in $(TOSSTESTS); do \
+		gcc -static -O0 -g -Wall -pthread -isystem $(SOBJ)/usr/include -I$(STDIR) \
+			-o $(SBIN)/$$t $(STDIR)/cgroup/$$t.c $(STDIR)/cgroup/cgroup_util.c \
+			$(STDIR)/cgroup/toss_util.c || exit 1; \
+	done
+	@gcc -static -O2 -Wall -Wextra -o $(SBIN)/toss-write $(TOP)/vm/toss-write.c
+	@install -m 0755 $(TOP)/vm/soak $(TOP)/vm/toss-stress $(SBIN)/
+	@$(TOP)/scripts/initramfs.sh $(SOBJ)/usr/gen_init_cpio $(SINITRAMFS) $(SBIN)
+	@$(TOP)/scripts/soak.sh $(SKERNEL) $(SINITRAMFS) $(BUILD)/tools.img $(BUILD)/results
+
 check-toss: deps kernel initramfs tools-img
 	@$(TOP)/scripts/check.sh toss
 
@@ -411,7 +445,7 @@ lint: checkpatch kernel
 
 clean:
 	rm -rf $(BUILD)/bin $(BUILD)/initramfs.cpio.gz $(BUILD)/*.log $(BUILD)/patches \
-		$(BUILD)/results $(OBJ) $(BOBJ) $(XOBJ)
+		$(BUILD)/results $(OBJ) $(BOBJ) $(XOBJ) $(BUILD)/soak
 
 distclean:
 	rm -rf $(BUILD)

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# soak.sh <bzImage> <initramfs> <tools.img> <results-dir>
+#
+# make soak: boot the soak kernel (configs/soak.config: KASAN, kmemleak,
+# lockdep, DEBUG_VM, DEBUG_PAGEALLOC, page owner, DEBUG_OBJECTS, fault
+# injection) on the four-node VM, run vm/soak in it, and print what it
+# counted.  Passes only if every phase of vm/soak passed and the console
+# shows no report of any kind: vm-run.sh's splat detection (BUG, WARNING,
+# KASAN, lockdep, Oops, RCU stall, hung task...) and, after vm/soak has
+# cleared what boot left, kmemleak's "suspected memory leaks" and the OOM
+# killer.
+#
+# The boot parameters: debug_pagealloc=on and page_owner=on (both off by
+# default); the RCU stall and hung task detectors at 60 s and 120 s instead
+# of the test kernel's 21 s and 30 s: KASAN, DEBUG_PAGEALLOC and kmemleak
+# make the kernel several times slower under TCG, and a stall is still
+# reported.  Each node has 1 GiB instead of 768 MiB: KASAN's shadow (an
+# eighth of memory) and page_owner's page extensions come out of it.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+kernel=$1 initrd=$2 tools=$3 res=$4
+mkdir -p "$res"
+log=$res/soak.log
+rm -f "$log"
+append="debug_pagealloc=on page_owner=on rcupdate.rcu_cpu_stall_timeout=60"
+append+=" sysctl.kernel.hung_task_timeout_secs=120 ${VM_APPEND:-}"
+# The text of kernel/cgroup/cpuset-toss.o in the kernel: where the
+# fault phase's call-trace filter points (vm/soak).  Its .text is one
+# piece: the address of the function at its offset 0, plus its size.
+obj=${kernel%/arch/x86/boot/bzImage}
+o=$obj/kernel/cgroup/cpuset-toss.o
+first=$(objdump -t "$o" | awk '$4 == ".text" && $3 == "F" && $1 ~ /^0+$/ { print $NF; exit }')
+size=$(objdump -h "$o" | awk '$2 == ".text" { print $3 }')
+start=$(awk -v f="$first" '$3 == f && ($2 == "t" || $2 == "T") { print $1 }' "$obj/System.map")
+text=""
+if [ -n "$start" ] && [ "$(echo "$start" | wc -l)" = 1 ] && [ -n "$size" ]; then
+	text=$(printf '0x%x 0x%x' $((16#$start)) $((16#$start + 16#$size)))
+	echo "soak: cpuset-toss.o's text: $text ($first, $((16#$size)) bytes)"
+else
+	echo "soak: cannot find cpuset-toss.o's text in System.map ('$first'): no call-trace filter" >&2
+fi
+cmd="SOAK_TOSS_TEXT='$text' SOAK_CHURN_SECS=${SOAK_CHURN_SECS:-180} SOAK_FAULT_SECS=${SOAK_FAULT_SECS:-120}"
+cmd+=" SOAK_NTH_MAX=${SOAK_NTH_MAX:-60} SOAK_SKIP='${SOAK_SKIP:-}' soak"
+echo "soak: booting $kernel (console in $log)"
+t0=$(date +%s)
+VM_APPEND=$append NODE_MEM=${NODE_MEM:-1G} TOOLS_IMG=$tools \
+	"$here/scripts/vm-run.sh" -k "$kernel" -i "$initrd" -t "${SOAK_TIMEOUT:-3600}" \
+	-a "${ACCEL:-tcg}" -l "$log" -- "$cmd" > /dev/null
+rc=$?
+t=$(( $(date +%s) - t0 ))
+
+# What vm-run.sh does not look for: kmemleak's reports once boot's were
+# cleared, kmemleak turning itself off (then it reports nothing), and the
+# OOM killer.
+extra_re='suspected memory leak|invoked oom-killer|Out of memory'
+off_re='kmemleak: .*(disabled|Memory pool empty|Cannot allocate a kmemleak_object)'
+extra=$( (sed -n '/^### soak: kmemleak cleared/,$p' "$log" | grep -E "$extra_re"
+	grep -E "$off_re" "$log") | grep -v '^# ')
+
+echo "soak: phases (time since the soak started in the VM):"
+grep '^### soak: ' "$log" | sed 's/^### soak: /  /'
+echo "soak: results:"
+grep '^soak-result: ' "$log" | sed 's/^soak-result: /  /'
+grep -E '^# (kmemleak at boot|hotplug|cgroups|fault|fail-nth|test_cpuset_toss|[0-9]+ tosses)' "$log" |
+	sed 's/^# /  /'
+echo "soak: tosses the soak wrote, by phase, kind and errno:"
+grep '^SOAK-COUNT ' "$log" | awk '{ printf "  %-12s %-13s %-8s %6d\n", $2, $3, $4, $5 }'
+grep '^# vmstat: ' "$log" | sed 's/^# vmstat: /  /'
+grep -E '^(stress: )?not ok |^# unexpected' "$log" | sed 's/^/  /'
+status=0
+if [ $rc = 125 ]; then
+	echo "soak: FAILED: a kernel report in the console (see $log)"
+	status=1
+elif [ $rc != 0 ]; then
+	echo "soak: FAILED: the VM's status is $rc (124: timeout; see $log)"
+	status=1
+fi
+if [ -n "$extra" ]; then
+	echo "soak: FAILED: in the console after boot's kmemleak suspects were cleared:"
+	echo "$extra" | head -20 | sed 's/^/  /'
+	status=1
+fi
+echo "soak: ${t} s in the VM ($((t / 60))m$((t % 60))s)"
+[ $status = 0 ] && echo "soak: OK"
+exit $status
