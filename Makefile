@@ -41,7 +41,7 @@ PKGS := make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio xz-utils \
 	ccache git perl python3 qemu-system-x86 busybox-static bash-static \
 	e2fsprogs xfsprogs rsync fio stress-ng mmdebstrap libslurm-dev \
 	pkgconf dpkg-dev libjansson-dev libhwloc-dev libsystemd-dev clang libclang-rt-14-dev \
-	sparse patch python3-sphinx python3-sphinx-rtd-theme
+	sparse patch python3-sphinx python3-sphinx-rtd-theme build-essential debhelper lintian
 ifeq ($(KSRC),)
 ifeq ($(BASE_OK),)
 PKGS += $(BASE_PKG)=$(BASE_VERSION)
@@ -117,7 +117,7 @@ HAVE_SPANK := $(wildcard /usr/include/slurm/spank.h)
 UPROGS     := $(UOUT)/cpuset-toss $(UOUT)/cpuset-toss-oci-hook $(UOUT)/cpuset-toss-runc \
 	$(if $(HAVE_SPANK),$(UOUT)/cpuset_toss.so)
 DIMG       := $(BUILD)/debian.img
-DINST      := $(BUILD)/debian-install
+DEBS       := $(BUILD)/debs
 ifeq ($(IMAGE),debian)
 VM_ROOT    := debian-img
 VM_ROOTARG := -r $(DIMG)
@@ -131,7 +131,7 @@ endif
 .PHONY: all help deps base tree kernel kernel-baseline kernel-bench kernel-soak soak bench tests \
 	initramfs demo \
 	check check-toss check-kunit check-upstream check-configs check-integration tools-img vm-run \
-	vm-run-baseline userspace install uninstall debian-img patches kernel-debs \
+	vm-run-baseline userspace install uninstall debs debian-img patches kernel-debs \
 	checkpatch lint check-series check-base check-docs clean distclean
 
 all: deps kernel initramfs demo
@@ -177,7 +177,10 @@ help:
 	@echo '  make install         install them (DESTDIR=, PREFIX=/usr, SYSCONFDIR=/etc;'
 	@echo '                       CFLAGS, CPPFLAGS, LDFLAGS override dpkg-buildflags)'
 	@echo '  make uninstall       remove what make install put there (not /etc)'
-	@echo '  make debian-img      the Debian 12 VM image with them installed (build/debian.img)'
+	@echo '  make debs            the Debian packages of them (debian/), built out of tree,'
+	@echo '                       lintian clean: build/debs/*.deb'
+	@echo '  make debian-img      the Debian 12 VM image with those packages installed by apt'
+	@echo '                       (build/debian.img)'
 	@echo '  make tools-img       the VM disk with fio and stress-ng (build/tools.img)'
 	@echo '  make initramfs       build the VM initramfs'
 	@echo '  make patches         export the upstream-style series to build/patches, authored'
@@ -355,12 +358,18 @@ uninstall:
 	rm -rf $(DESTDIR)$(DOCDIR)
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
+# The Debian packages of the userspace (debian/, debhelper): cpuset-toss,
+# cpuset-toss-oci-hook, cpuset-toss-slurm-plugin.  Built from a copy of the
+# working tree in build/debs, with dpkg-buildpackage -b; lintian must find
+# no error or warning.
+debs: deps
+	@$(TOP)/scripts/debs.sh $(DEBS)
+
 # The Debian 12 image of `make vm-run IMAGE=debian`: mmdebstrap's tree
-# (cached outside the clone) with `make install` over it.
-debian-img: deps userspace
-	@rm -rf $(DINST)
-	@$(MAKE) -s install DESTDIR=$(DINST) >/dev/null
-	@$(TOP)/scripts/debian-img.sh $(DIMG) $(DINST)
+# (cached outside the clone) with the packages of `make debs` installed by
+# apt, so that the integration tests run against the packaged files.
+debian-img: deps debs
+	@$(TOP)/scripts/debian-img.sh $(DIMG) $(DEBS)
 
 # Benchmarks: the non-debug kernel on four 2 GiB nodes, every method on the
 # same data in one boot; results in bench/results.  BENCH_QUICK=1 for a
@@ -370,13 +379,13 @@ bench: deps kernel-bench initramfs
 	@$(TOP)/scripts/bench.sh $(XKERNEL) $(INITRAMFS) \
 		$(if $(BENCH_QUICK),$(BUILD)/bench-quick,$(TOP)/bench/results)
 
-check: deps kernel kernel-baseline initramfs tools-img debian-img
+check: deps kernel kernel-baseline initramfs tools-img userspace debian-img
 	@$(TOP)/scripts/check.sh all
 
 # The integrations (cpuset-toss, cgset, crun, runc, podman, systemd, Slurm)
 # in the Debian VM, on the patched kernel and, expecting every test to
 # fail there, on the baseline.
-check-integration: deps kernel kernel-baseline debian-img
+check-integration: deps kernel kernel-baseline userspace debian-img
 	@$(TOP)/scripts/check.sh integration
 
 # The soak (scripts/soak.sh, vm/soak): its test programs are built against

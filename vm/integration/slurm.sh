@@ -34,8 +34,14 @@ slurm_up() {
 	PartitionName=debug Nodes=toss-vm Default=YES MaxTime=INFINITE State=UP
 	EOF
 	slurm_cgroup_conf yes
-	echo "include /etc/slurm/plugstack.conf.d/*.conf" > /etc/slurm/plugstack.conf
-	echo "optional cpuset_toss.so" > $PLUGSTACK
+	# The packaged configuration: Debian's plugstack.conf includes
+	# plugstack.conf.d/*.conf, and cpuset-toss-slurm-plugin's conffile
+	# loads the plugin (optional, no default).
+	grep -qx 'include /etc/slurm/plugstack.conf.d/\*.conf' /etc/slurm/plugstack.conf ||
+		{ log "/etc/slurm/plugstack.conf does not include plugstack.conf.d"; return 1; }
+	[ "$(grep -v '^#' $PLUGSTACK 2>/dev/null | grep .)" = "optional cpuset_toss.so" ] ||
+		{ log "$PLUGSTACK: not the packaged one: $(cat $PLUGSTACK 2>&1)"; return 1; }
+	cp $PLUGSTACK /root/plugstack-packaged.conf
 	rm -f /etc/systemd/system/slurmctld.service /etc/systemd/system/slurmd.service
 	systemctl daemon-reload
 	systemctl start munge slurmctld slurmd || return 1
@@ -224,7 +230,7 @@ test_slurm_site_default() {
 	log "srun -c2 with the site default: $(echo $out)"
 	expect_cpus "$out" 1,3 || bad=1
 	expect_tossed 1 && expect_job_tosses "$out" 1 || bad=1
-	echo "optional cpuset_toss.so" > $PLUGSTACK
+	cp /root/plugstack-packaged.conf $PLUGSTACK
 	return $bad
 }
 
