@@ -75,7 +75,13 @@ test_hook_no_annotation() {	# the hook does nothing, quickly, when not asked
 	for i in 1 2 3 4 5 6 7 8 9 10; do echo "$state" | /bin/true; done
 	t2=$(date +%s%N)
 	log "ten runs of the hook without the annotation: $(( (t1 - t0) / 1000000 )) ms, of /bin/true: $(( (t2 - t1) / 1000000 )) ms"
-	[ $(( (t1 - t0) - (t2 - t1) )) -lt $(( 10 * 30000000 )) ] || return 1
+	# At most 30 ms a run more than /bin/true, or, on a slow (loaded TCG)
+	# machine where starting /bin/true itself takes longer than that,
+	# at most the time /bin/true took: the hook's extra cost is loading
+	# its libraries, which scales with the machine's speed as exec does.
+	local extra=$(( (t1 - t0) - (t2 - t1) )) limit=$(( 10 * 30000000 ))
+	[ $(( t2 - t1 )) -gt $limit ] && limit=$(( t2 - t1 ))
+	[ $extra -lt $limit ] || return 1
 	bundle $b /tossjobs/$id '.hooks.createRuntime = [{"path": "'$HOOK'"}]' || return 1
 	fill || return 1
 	crun run -d --bundle $b $id || return 1
