@@ -256,16 +256,21 @@ kernel-baseline: base
 # kernel's own uapi headers, at -O0 as kselftest's lib.mk builds them: at
 # -O2 GCC deletes test_memcontrol's alloc_anon() (it only touches memory it
 # frees), and its memory.min/low/max and OOM tests then test nothing.
-tests: kernel
-	@mkdir -p $(BIN)
-	@for t in $(SELFTESTS); do \
+# $(call build-selftests,<kernel obj>,<out dir>,<programs>): the toss tests
+# link toss_util.c too.
+define build-selftests
+	@mkdir -p $(2)
+	@for t in $(3); do \
 		case " $(TOSSTESTS) " in *" $$t "*) util=$(STDIR)/cgroup/toss_util.c ;; *) util= ;; esac; \
 		gcc -static -O0 -g -Wall -pthread \
-			-isystem $(OBJ)/usr/include -I$(STDIR) \
-			-o $(BIN)/$$t.tmp $(STDIR)/cgroup/$$t.c $(STDIR)/cgroup/cgroup_util.c $$util \
+			-isystem $(1)/usr/include -I$(STDIR) \
+			-o $(2)/$$t.tmp $(STDIR)/cgroup/$$t.c $(STDIR)/cgroup/cgroup_util.c $$util \
 			|| exit 1; \
-		mv $(BIN)/$$t.tmp $(BIN)/$$t; \
+		mv $(2)/$$t.tmp $(2)/$$t; \
 	done
+endef
+tests: kernel
+	$(call build-selftests,$(OBJ),$(BIN),$(SELFTESTS))
 	@for s in $(SELFSH); do install -m 0755 $(STDIR)/cgroup/$$s $(BIN)/$$s; done
 	@install -m 0755 $(TOP)/vm/toss-demo $(TOP)/vm/run-tests $(TOP)/vm/toss-stress $(TOP)/vm/kunit-ktap $(BIN)/
 
@@ -391,12 +396,8 @@ check-integration: deps kernel kernel-baseline userspace debian-img
 # The soak (scripts/soak.sh, vm/soak): its test programs are built against
 # the soak kernel's uapi headers, so that it needs no other kernel.
 soak: deps kernel-soak tools-img
-	@rm -rf $(SBIN) && mkdir -p $(SBIN)
-	@for t in $(TOSSTESTS); do \
-		gcc -static -O0 -g -Wall -pthread -isystem $(SOBJ)/usr/include -I$(STDIR) \
-			-o $(SBIN)/$$t $(STDIR)/cgroup/$$t.c $(STDIR)/cgroup/cgroup_util.c \
-			$(STDIR)/cgroup/toss_util.c || exit 1; \
-	done
+	@rm -rf $(SBIN)
+	$(call build-selftests,$(SOBJ),$(SBIN),$(TOSSTESTS))
 	@gcc -static -O2 -Wall -Wextra -o $(SBIN)/toss-write $(TOP)/vm/toss-write.c
 	@install -m 0755 $(TOP)/vm/soak $(TOP)/vm/toss-stress $(SBIN)/
 	@$(TOP)/scripts/initramfs.sh $(SOBJ)/usr/gen_init_cpio $(SINITRAMFS) $(SBIN)

@@ -952,21 +952,18 @@ static double timed_rmdir(const char *cg)
 static int make_slab_objects(const char *cgroup, void *arg)
 {
 	const char *base = arg;
-	char path[PATH_MAX], procs[PATH_MAX], pid[16];
-	int i, j, fd;
+	char files[PATH_MAX], procs[PATH_MAX], pid[16], prefix[16];
+	int i;
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
+	snprintf(files, sizeof(files), "%s/toss-slab", dir);
 	for (i = 0; i < NR_SLAB_CGS; i++) {
 		snprintf(procs, sizeof(procs), "%s/s%d/cgroup.procs", base, i);
 		if (write_str(procs, pid))
 			return 1;
-		for (j = 0; j < 8; j++) {
-			snprintf(path, sizeof(path), "%s/toss-slab/%d-%d", dir, i, j);
-			fd = open(path, O_CREAT | O_WRONLY, 0644);
-			if (fd < 0)
-				return 2;
-			close(fd);
-		}
+		snprintf(prefix, sizeof(prefix), "%d-", i);
+		if (touch_files(files, prefix, 8))
+			return 2;
 	}
 	return 0;
 }

@@ -646,6 +646,25 @@ long read_key(const char *path, const char *key)
 	return -1;
 }
 
+/*
+ * Create @count empty files @dirname/@prefix<i>, i from 0: their dentries
+ * and inodes are slab objects of the caller's node and memory cgroup.
+ */
+int touch_files(const char *dirname, const char *prefix, int count)
+{
+	char path[PATH_MAX];
+	int i, fd;
+
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/%s%d", dirname, prefix, i);
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	return 0;
+}
+
 long node_vmstat(int node, const char *key)
 {
 	char path[PATH_MAX];

@@ -92,6 +92,7 @@ int create_file(const char *path, long size, char pattern);
 int create_sparse(const char *path, long size);
 int verify_file(const char *path, long size, char pattern);
 void uncache(const char *path);
+int touch_files(const char *dirname, const char *prefix, int count);
 int map_and_wait(const char *cgroup, void *arg);
 int hold_mapped(const char *cgroup, void *arg);
 int wait_holding(double secs);
