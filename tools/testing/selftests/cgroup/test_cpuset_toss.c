@@ -1159,6 +1159,7 @@ cleanup:
  * the toss takes 3.7 to 4.5 of those walks, 5.6 with three VMs on the
  * host's two cores; the code before the two walks took 6.1 to 8.2.  What
  * fails on that code is walks=, the time only when the host is quiet.
+ * With TOSS_NO_TIME_BOUNDS the time is printed, not checked.
  */
 static int test_toss_partial_walks(const char *root)
 {
@@ -1225,7 +1226,8 @@ static int test_toss_partial_walks(const char *root)
 		       a0, a1, dropped / 1024);
 	if (walks == -1)
 		ksft_print_msg("a toss_node_end of node %d without walks=\n", a);
-	if (err || walks < 1 || walks > 2 || us * 2 > 6 * (walk_us[0] + walk_us[1]) ||
+	if (err || walks < 1 || walks > 2 ||
+	    (time_bounds && us * 2 > 6 * (walk_us[0] + walk_us[1])) ||
 	    a1 > a0 / 100 || dropped > 48 * MiB || dropped < 44 * MiB)
 		goto cleanup;
 	ret = KSFT_PASS;

@@ -35,6 +35,11 @@ enum node_kind {
 
 extern char *parent;		/* the tests' cgroup, under the root */
 extern const char *dir;		/* where the test files live */
+/*
+ * Whether the tests check how long things take (TOSS_NO_TIME_BOUNDS unset):
+ * not on a kernel with sanitizers, several times slower (make soak).
+ */
+extern bool time_bounds;
 extern long page_size;
 extern unsigned long mem_nodes;	/* the nodes with memory */
 extern int nr_nodes;		/* how many */
