@@ -131,7 +131,7 @@ timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
 	-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \
 	-drive "file=$work/xfs.img,if=virtio,format=raw,cache=unsafe" "${tools[@]}" \
 	-display none -no-reboot -serial stdio -monitor none -nodefaults \
-	< /dev/null 2>&1 | tr -d '\r' | tee "$log"
+	< /dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log"
 qrc=${PIPESTATUS[0]}
 
 status=$(sed -n 's/^VM-EXIT-STATUS: \([0-9]*\)$/\1/p' "$log" | tail -1)
