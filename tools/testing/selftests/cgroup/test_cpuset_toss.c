@@ -215,8 +215,11 @@ static int test_toss_free_target(const char *root)
 		ksft_print_msg("'%s' returned %d\n", req, err);
 		goto cleanup;
 	}
-	/* The kernel aims 1 MiB above a free= target (cgroup-v2.rst). */
-	if (got > need + 3 * MiB || got < need / 2 ||
+	/*
+	 * The kernel aims 1 MiB above a free= target (cgroup-v2.rst).  What
+	 * KASAN's quarantine frees meanwhile counts towards the target.
+	 */
+	if (got > need + 3 * MiB || (!sanitizers && got < need / 2) ||
 	    node_free_bytes(a) < target - 4 * MiB)
 		goto cleanup;
 	/* A target the node cannot reach: -EAGAIN, after tossing all. */
@@ -274,9 +277,10 @@ static int test_toss_dirty_survives(const char *root)
 		if (resident(path, c1) == npages && c1[a] == c0[a])
 			break;
 		gone = npages - resident(path, c1);
-		ksft_print_msg("round %d: %ld of %ld pages gone (%ld of %ld on node %d), %ld written back on the node meanwhile\n",
-			       round, gone, npages, c0[a] - c1[a], c0[a], a,
-			       w1 - w0);
+		ksft_print_msg("round %d: %ld of %ld pages gone (%ld of %ld on node %d)\n",
+			       round, gone, npages, c0[a] - c1[a], c0[a], a);
+		ksft_print_msg("round %d: %ld pages written back on node %d meanwhile\n",
+			       round, w1 - w0, a);
 		sync();
 		if (verify_file(path, 16 * MiB, 0x5a)) {
 			ksft_print_msg("dirty pages dropped: their data is lost\n");
@@ -655,8 +659,13 @@ static int test_toss_slab(const char *root)
 	objects = cg_read_key_long(cg, STAT_FILE, "last_slab_objects ");
 	ksft_print_msg("slab=1: node %d Slab %ld -> %ld kB, node %d %ld -> %ld kB, %ld objects\n",
 		       a, s0, s1, home_node, o0, o1, objects);
-	/* About 1 kB of dentry and inode per file went, none of the other node's. */
-	if (s0 - s1 < SLAB_FILES / 4 || objects < SLAB_FILES || o0 - o1 > 1024)
+	/*
+	 * About 1 kB of dentry and inode per file went, none of the other
+	 * node's (unless KASAN's quarantine, which the frees fill, lets
+	 * older objects of that node go).
+	 */
+	if (s0 - s1 < SLAB_FILES / 4 || objects < SLAB_FILES ||
+	    (!sanitizers && o0 - o1 > 1024))
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
@@ -1159,7 +1168,7 @@ cleanup:
  * the toss takes 3.7 to 4.5 of those walks, 5.6 with three VMs on the
  * host's two cores; the code before the two walks took 6.1 to 8.2.  What
  * fails on that code is walks=, the time only when the host is quiet.
- * With TOSS_NO_TIME_BOUNDS the time is printed, not checked.
+ * With TOSS_SANITIZERS the time is printed, not checked.
  */
 static int test_toss_partial_walks(const char *root)
 {
@@ -1227,7 +1236,7 @@ static int test_toss_partial_walks(const char *root)
 	if (walks == -1)
 		ksft_print_msg("a toss_node_end of node %d without walks=\n", a);
 	if (err || walks < 1 || walks > 2 ||
-	    (time_bounds && us * 2 > 6 * (walk_us[0] + walk_us[1])) ||
+	    (!sanitizers && us * 2 > 6 * (walk_us[0] + walk_us[1])) ||
 	    a1 > a0 / 100 || dropped > 48 * MiB || dropped < 44 * MiB)
 		goto cleanup;
 	ret = KSFT_PASS;

@@ -764,8 +764,12 @@ static int test_toss_offline_during(const char *root)
 		       went, moved);
 	ksft_print_msg("%d tosses in %.1f s, %d errors (first %d)\n",
 		       tl->tosses, now() - t, tl->errors, tl->first_error);
-	/* Every toss ended well, and more than one ran while memory moved. */
-	if (!WIFEXITED(status) || WEXITSTATUS(status) || tl->errors || tl->tosses < 2)
+	/*
+	 * Every toss ended well, and more than one ran while memory moved
+	 * (one under KASAN, where a toss of the node outlasts the moves).
+	 */
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || tl->errors ||
+	    tl->tosses < (sanitizers ? 1 : 2))
 		goto cleanup;
 	/* A toss over the memory that came back drops its cache. */
 	reap(filler);
@@ -1141,7 +1145,7 @@ static int test_toss_signals(const char *root)
 	unsigned long mems[NR_SIG_WRITERS];
 	char req[NR_SIG_WRITERS][32], list[32];
 	pid_t pids[NR_SIG_WRITERS] = { 0 }, hogs[NR_SIG_HOGS] = { 0 };
-	double tsig = 0, frozen_at = 0, start, setup = now(), tkill = 0, twin_gone = 0;
+	double tsig = 0, frozen_at = 0, start, setup = now(), tkill = 0, twin_gone = 0, w1_end;
 	char twin_path[PATH_MAX], twin_state = 0;
 	pid_t twin = 0;
 	char saved[16] = "";
@@ -1241,42 +1245,53 @@ static int test_toss_signals(const char *root)
 		}
 		usleep(10000);
 	}
-	ksft_print_msg("W1 (1 nodes=2): %d after %.0f ms (set up in %.1f s)\n", sw->err[SIG_W1],
-		       (sw->end[SIG_W1] - start) * 1000, start - setup);
+	/*
+	 * A W1 still tossing after the 30 s (a slow kernel: KASAN) returns
+	 * later than anything seen so far: now, for the comparisons.
+	 */
+	w1_end = sw->end[SIG_W1];
+	if (w1_end)
+		ksft_print_msg("W1 (1 nodes=2): %d after %.0f ms (set up in %.1f s)\n",
+			       sw->err[SIG_W1], (w1_end - start) * 1000, start - setup);
+	else
+		ksft_print_msg("W1 (1 nodes=2): still tossing after %.0f ms (set up in %.1f s)\n",
+			       (now() - start) * 1000, start - setup);
+	if (!w1_end)
+		w1_end = now();
 	if (sw->end[SIG_USR1])
 		ksft_print_msg("(a) SIGUSR1 to a waiter: %d, %.0f ms after it, %s W1 returned\n",
 			       sw->err[SIG_USR1], (sw->end[SIG_USR1] - tsig) * 1000,
-			       sw->end[SIG_USR1] < sw->end[SIG_W1] ? "before" : "after");
+			       sw->end[SIG_USR1] < w1_end ? "before" : "after");
 	else
 		ksft_print_msg("(a) SIGUSR1 to a waiter: still waiting when W1 returned\n");
 	if (sw->err[SIG_USR1] != -EINTR || !sw->end[SIG_USR1] ||
-	    sw->end[SIG_USR1] - tsig > 0.2 || sw->end[SIG_USR1] >= sw->end[SIG_W1])
+	    sw->end[SIG_USR1] - tsig > 0.2 || sw->end[SIG_USR1] >= w1_end)
 		bad |= 1;
 	if (frozen_at)
 		ksft_print_msg("(b) frozen %.0f ms after cgroup.freeze, %s W1 returned\n",
 			       (frozen_at - tsig) * 1000,
-			       frozen_at < sw->end[SIG_W1] ? "before" : "not before");
+			       frozen_at < w1_end ? "before" : "not before");
 	else
 		ksft_print_msg("(b) not frozen within %.1f s\n", now() - tsig);
-	if (!frozen_at || frozen_at - tsig > 1.0 || frozen_at >= sw->end[SIG_W1])
+	if (!frozen_at || frozen_at - tsig > 1.0 || frozen_at >= w1_end)
 		bad |= 2;
 	if (sw->end[SIG_W3])
 		ksft_print_msg("(c) W3 (1 nodes=1): %d, returned %.0f ms before W1\n",
-			       sw->err[SIG_W3], (sw->end[SIG_W1] - sw->end[SIG_W3]) * 1000);
+			       sw->err[SIG_W3], (w1_end - sw->end[SIG_W3]) * 1000);
 	else
 		ksft_print_msg("(c) W3 (1 nodes=1): still waiting when W1 returned\n");
-	if (sw->err[SIG_W3] || !sw->end[SIG_W3] || sw->end[SIG_W3] > sw->end[SIG_W1] - 0.3)
+	if (sw->err[SIG_W3] || !sw->end[SIG_W3] || sw->end[SIG_W3] > w1_end - 0.3)
 		bad |= 4;
 	if (twin_gone)
 		ksft_print_msg("(d) a second write to W1's file: %s, killed in %.0f ms, %s\n",
 			       twin_state == 'S' ? "seen in S" : "never seen in S",
 			       (twin_gone - tkill) * 1000,
-			       twin_gone < sw->end[SIG_W1] ? "before W1 returned" :
+			       twin_gone < w1_end ? "before W1 returned" :
 			       "after W1 returned");
 	else
 		ksft_print_msg("(d) a second write to W1's file: %s\n",
 			       "not killed before W1 returned");
-	if (twin_state != 'S' || !twin_gone || twin_gone >= sw->end[SIG_W1])
+	if (twin_state != 'S' || !twin_gone || twin_gone >= w1_end)
 		bad |= 8;
 	if (bad)
 		ksft_print_msg("failed: %s%s%s%s\n", bad & 1 ? "(a) " : "",

@@ -36,10 +36,13 @@ enum node_kind {
 extern char *parent;		/* the tests' cgroup, under the root */
 extern const char *dir;		/* where the test files live */
 /*
- * Whether the tests check how long things take (TOSS_NO_TIME_BOUNDS unset):
- * not on a kernel with sanitizers, several times slower (make soak).
+ * TOSS_SANITIZERS set: the kernel has KASAN and the other checks of make
+ * soak, several times slower, and KASAN's quarantine frees slab objects
+ * late.  The checks that assume the test kernel's speed (a time, a number
+ * of tosses in a time) or that frees happen when they are made (another
+ * node's slab, a node's free memory) print what they see instead.
  */
-extern bool time_bounds;
+extern bool sanitizers;
 extern long page_size;
 extern unsigned long mem_nodes;	/* the nodes with memory */
 extern int nr_nodes;		/* how many */
