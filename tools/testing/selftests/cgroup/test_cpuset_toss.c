@@ -246,7 +246,7 @@ static int test_toss_dirty_survives(const char *root)
 	char path[PATH_MAX], expire[32] = "", wb[32] = "";
 	long npages = 16 * MiB / page_size, c0[MAX_NODES], c1[MAX_NODES];
 	int ret = KSFT_FAIL, a = nth_node(ANY_NODE, 0), round;
-	long w0, w1, gone;
+	long w0, w1, gone, r1;
 	char *cg;
 
 	snprintf(path, sizeof(path), "%s/dirty", dir);
@@ -274,9 +274,10 @@ static int test_toss_dirty_survives(const char *root)
 		if (toss(cg, "1"))
 			goto cleanup;
 		w1 = node_vmstat(a, "nr_written");
-		if (resident(path, c1) == npages && c1[a] == c0[a])
+		r1 = resident(path, c1);
+		if (r1 == npages && c1[a] == c0[a])
 			break;
-		gone = npages - resident(path, c1);
+		gone = npages - r1;
 		ksft_print_msg("round %d: %ld of %ld pages gone (%ld of %ld on node %d)\n",
 			       round, gone, npages, c0[a] - c1[a], c0[a], a);
 		ksft_print_msg("round %d: %ld pages written back on node %d meanwhile\n",

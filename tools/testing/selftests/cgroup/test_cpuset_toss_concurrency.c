@@ -1250,14 +1250,14 @@ static int test_toss_signals(const char *root)
 	 * later than anything seen so far: now, for the comparisons.
 	 */
 	w1_end = sw->end[SIG_W1];
-	if (w1_end)
+	if (w1_end) {
 		ksft_print_msg("W1 (1 nodes=2): %d after %.0f ms (set up in %.1f s)\n",
 			       sw->err[SIG_W1], (w1_end - start) * 1000, start - setup);
-	else
-		ksft_print_msg("W1 (1 nodes=2): still tossing after %.0f ms (set up in %.1f s)\n",
-			       (now() - start) * 1000, start - setup);
-	if (!w1_end)
+	} else {
 		w1_end = now();
+		ksft_print_msg("W1 (1 nodes=2): still tossing after %.0f ms (set up in %.1f s)\n",
+			       (w1_end - start) * 1000, start - setup);
+	}
 	if (sw->end[SIG_USR1])
 		ksft_print_msg("(a) SIGUSR1 to a waiter: %d, %.0f ms after it, %s W1 returned\n",
 			       sw->err[SIG_USR1], (sw->end[SIG_USR1] - tsig) * 1000,
