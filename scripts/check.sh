@@ -119,6 +119,14 @@ ktap() {
 	}' "$1"
 }
 
+# say <text>: a progress line with the time since the run started, so
+# that a slow run shows which step took the time.
+t0=$SECONDS
+say() {
+	local t=$((SECONDS - t0))
+	printf 'check: [%dm%02ds] %s\n' $((t / 60)) $((t % 60)) "$*"
+}
+
 boot() {	# boot <kernel> <log> <args...>: run, record the status in <log>.rc
 	local k=$1 log=$2
 	shift 2
@@ -154,28 +162,28 @@ kernel=$BUILD/debug/obj/arch/x86/boot/bzImage
 bkernel=$BUILD/baseline/obj/arch/x86/boot/bzImage
 pids=()
 if [ "$what" = all ] || [ "$what" = toss ]; then
-	echo "check: booting the patched kernel: the test_cpuset_toss programs with MGLRU on (and the demo), with MGLRU off"
+	say "booting the patched kernel: the test_cpuset_toss programs with MGLRU on (and the demo), with MGLRU off"
 	rm -f "$res"/toss-*.log*
 	# The KUnit suites ran at boot: their KTAP first, from the kernel log.
 	boot "$kernel" "$res/toss-on.log" "kunit-ktap; run-tests toss y" & pids+=($!)
 	boot "$kernel" "$res/toss-off.log" run-tests toss n & pids+=($!)
 	wait "${pids[@]}"
-	echo "check: booting the patched kernel alone: test_toss_parallel; then with isolcpus=2: test_toss_isolated"
+	say "booting the patched kernel alone: test_toss_parallel; then with isolcpus=2: test_toss_isolated"
 	boot "$kernel" "$res/toss-alone.log" run-tests alone
 	VM_APPEND="isolcpus=2" boot "$kernel" "$res/toss-isolcpus.log" run-tests isolcpus
-	echo "check: booting the patched kernel with cgroup_disable=memory: test_toss_no_memcg_root"
+	say "booting the patched kernel with cgroup_disable=memory: test_toss_no_memcg_root"
 	VM_APPEND="cgroup_disable=memory" boot "$kernel" "$res/toss-nomemcg.log" run-tests nomemcg
-	echo "check: booting the patched kernel: fio and stress-ng verifying their data while tosses loop"
+	say "booting the patched kernel: fio and stress-ng verifying their data while tosses loop"
 	TOOLS_IMG=$BUILD/tools.img boot "$kernel" "$res/toss-stress.log" run-tests stress
 fi
 if [ "$what" = kunit ]; then
-	echo "check: booting the patched kernel: the KUnit suites it runs at boot"
+	say "booting the patched kernel: the KUnit suites it runs at boot"
 	rm -f "$res"/kunit.log*
 	boot "$kernel" "$res/kunit.log" kunit-ktap
 fi
 if [ "$what" = all ] || [ "$what" = upstream ]; then
 	plog=$res/upstream-patched.log blog=$res/upstream-baseline.log
-	echo "check: booting the patched kernel: upstream cgroup selftests"
+	say "booting the patched kernel: upstream cgroup selftests"
 	rm -f "$plog"*
 	boot "$kernel" "$plog" run-tests upstream
 	# The baseline's results depend only on its kernel and the test programs.
@@ -183,10 +191,10 @@ if [ "$what" = all ] || [ "$what" = upstream ]; then
 		"$BUILD"/bin/*.sh "$here/vm/run-tests" | sha256sum | cut -c1-16)
 	base=$res/baseline.$key
 	if [ -f "$base" ]; then
-		echo "check: baseline results for this baseline kernel and these tests are cached"
+		say "baseline results for this baseline kernel and these tests are cached"
 		echo 0 > "$blog.rc"
 	else
-		echo "check: booting the unpatched baseline kernel: the same upstream selftests"
+		say "booting the unpatched baseline kernel: the same upstream selftests"
 		rm -f "$blog"*
 		boot "$bkernel" "$blog" run-tests upstream
 	fi
@@ -195,14 +203,14 @@ fi
 if [ "$what" = all ] || [ "$what" = integration ]; then
 	DVM="$here/scripts/vm-run.sh -r $BUILD/debian.img -f $here/vm/integration -t ${VM_TIMEOUT:-900} -a ${ACCEL:-tcg}"; export NODE_CPUS="0 1,3 2 -"	# node 1: CPUs 1 and 3 (Slurm)
 	rm -f "$res"/integration-*.log*
-	echo "check: booting the patched kernel on the Debian image: the integrations on cgroup v2"
+	say "booting the patched kernel on the Debian image: the integrations on cgroup v2"
 	$DVM -k "$kernel" -l "$res/integration-v2.log" -- "bash /extra/run v2" > /dev/null
 	echo $? > "$res/integration-v2.log.rc"
-	echo "check: booting the patched kernel on the Debian image with cgroup v1: cgset, cpuset-toss"
+	say "booting the patched kernel on the Debian image with cgroup v1: cgset, cpuset-toss"
 	VM_APPEND="systemd.unified_cgroup_hierarchy=0" \
 		$DVM -k "$kernel" -l "$res/integration-v1.log" -- "bash /extra/run v1" > /dev/null
 	echo $? > "$res/integration-v1.log.rc"
-	echo "check: booting the baseline kernel on the Debian image: every integration test must fail"
+	say "booting the baseline kernel on the Debian image: every integration test must fail"
 	$DVM -k "$bkernel" -l "$res/integration-baseline.log" -- "bash /extra/run v2" > /dev/null
 	echo $? > "$res/integration-baseline.log.rc"
 	for m in v2 v1; do
@@ -272,7 +280,7 @@ fi
 
 # The userspace parts' own tests, on the host (no VM).
 if [ "$what" = all ] || [ "$what" = integration ]; then
-	echo "check: the host tests of the userspace parts (userspace/**/test-*.sh)"
+	say "the host tests of the userspace parts (userspace/**/test-*.sh)"
 	"$here/scripts/userspace-tests.sh" "$BUILD/userspace" > "$res/userspace.out" 2>&1
 	grep -vE '^(pass|fail|skip) ' "$res/userspace.out" || true
 	grep -E '^(pass|fail|skip) ' "$res/userspace.out" > "$res/userspace.results"
@@ -281,7 +289,7 @@ fi
 
 # The files we touch compile under each config variant (no VM).
 if [ "$what" = all ]; then
-	echo "check: compiling the files we touch under each config variant"
+	say "compiling the files we touch under each config variant"
 	"$here/scripts/check-configs.sh" > "$res/check-configs.out" 2>&1; rc=$?
 	grep -vE '^(pass|fail|skip) ' "$res/check-configs.out" || true
 	grep -E '^(pass|fail|skip) ' "$res/check-configs.out" > "$res/check-configs.count"
@@ -296,7 +304,7 @@ fi
 # the last, and every exported patch is checkpatch --strict clean
 # (scripts/check-series.sh; it replaces the checkpatch-only step).
 if [ "$what" = all ]; then
-	echo "check: the series patch by patch (W=1 objects after each, sparse, checkpatch --strict)"
+	say "the series patch by patch (W=1 objects after each, sparse, checkpatch --strict)"
 	"$here/scripts/check-series.sh" > "$res/check-series.out" 2>&1; rc=$?
 	grep -vE '^(pass|fail|skip) ' "$res/check-series.out" | grep -vE ': (checkpatch: .*: clean|0[0-9]{3}-.*\(([0-9]+ s)\))$' || true
 	grep -E '^(pass|fail|skip) ' "$res/check-series.out" | sed -E 's/ \(.*\)$//' > "$res/check-series.count"
@@ -307,9 +315,10 @@ if [ "$what" = all ]; then
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then
-	echo "check: failed:"
+	say "failed:"
 	printf '  %s\n' "${failed[@]}"
 fi
+say "done"
 if [ $skip -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"
 else
