@@ -119,11 +119,10 @@ ktap() {
 	}' "$1"
 }
 
-# say <text>: a progress line with the time since the run started, so
-# that a slow run shows which step took the time.
-t0=$SECONDS
+# say <text>: a progress line with the time since the run started
+# (bash's SECONDS), so that a slow run shows which step took the time.
 say() {
-	local t=$((SECONDS - t0))
+	local t=$SECONDS
 	printf 'check: [%dm%02ds] %s\n' $((t / 60)) $((t % 60)) "$*"
 }
 
