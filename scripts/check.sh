@@ -9,8 +9,9 @@
 #             programs (test_cpuset_toss, test_cpuset_toss_cgroup,
 #             test_cpuset_toss_concurrency, test_cpuset_toss_cpus) with MGLRU
 #             on and off (one VM each), and the demo, on the patched debug
-#             kernel; then test_toss_parallel in
-#             a VM alone, test_toss_isolated in a VM booted with
+#             kernel; then test_toss_parallel and test_toss_lru_bound
+#             (MGLRU on, off) in a VM alone, test_toss_isolated in a VM
+#             booted with
 #             isolcpus=2, test_toss_no_memcg_root in a VM booted with
 #             cgroup_disable=memory, and fio and stress-ng racing tosses
 #             (toss-stress)
@@ -133,15 +134,54 @@ boot() {	# boot <kernel> <log> <args...>: run, record the status in <log>.rc
 	echo $? > "$log.rc"
 }
 
-count() {	# count <results-file>
+# count <results-file> [<log>]: add up the results; for each failed TAP
+# test of <log>, keep what the test printed before its "not ok" line
+# (its last $WHY_LINES "#" lines) for the summary at the end.
+WHY_LINES=${WHY_LINES:-12}
+why=()
+count() {
+	local st name
 	while read -r st name; do
 		case $st in
 		pass) pass=$((pass + 1)) ;;
 		skip) skip=$((skip + 1)) ;;
-		*) fail=$((fail + 1)); failed+=("$name") ;;
+		*) fail=$((fail + 1)); failed+=("$name")
+		   [ -n "${2:-}" ] && why+=("$(excerpt "$2" "$name")") ;;
 		esac
 		echo "$st $name"
 	done < "$1"
+}
+
+# excerpt <log> <prefix>/<suite>/<test>: the "#" lines <test> printed in
+# <suite> of <log> before its "not ok" line, the last $WHY_LINES of them.
+# For a VM that timed out or printed a splat: the splat's first lines, or
+# the log's last ones.
+excerpt() {
+	local suite test
+	case $2 in
+	*:KERNEL-SPLAT\(*|*:TIMEOUT\(*|*:VM-STATUS-*)
+		echo "  --- ${2%%(*}:"
+		{ grep -m "$WHY_LINES" -E 'BUG:|WARNING:|Oops|INFO: |lockdep|KASAN|UBSAN|stall' "$1" ||
+		  tail -n "$WHY_LINES" "$1"; } | sed 's/^/  /'
+		return 0 ;;
+	esac
+	suite=$(echo "$2" | cut -d/ -f2) test=$(echo "$2" | cut -d/ -f3-)
+	[ -n "$test" ] || return 0
+	awk -v s="$suite" -v t="$test" -v max="$WHY_LINES" '
+	/^### BEGIN / { on = ($3 == s); n = 0; next }
+	/^### END /   { on = 0; next }
+	!on { next }
+	/^(not )?ok [0-9]+ / {
+		name = $0; sub(/^(not )?ok [0-9]+ /, "", name)
+		sub(/ *#.*$/, "", name); sub(/ *\(.*\)$/, "", name); gsub(/ /, "_", name)
+		if ($0 ~ /^not ok/ && name == t) {
+			print "  --- " s "/" t ":"
+			for (i = (n > max ? n - max : 0); i < n; i++)
+				print "  " buf[i % max]
+		}
+		n = 0; next
+	}
+	/^#/ { buf[n % max] = $0; n++ }' "$1"
 }
 
 vmstatus() {	# vmstatus <rc> <log> <name>: a VM-level result
@@ -167,7 +207,7 @@ if [ "$what" = all ] || [ "$what" = toss ]; then
 	boot "$kernel" "$res/toss-on.log" "kunit-ktap; run-tests toss y" & pids+=($!)
 	boot "$kernel" "$res/toss-off.log" run-tests toss n & pids+=($!)
 	wait "${pids[@]}"
-	say "booting the patched kernel alone: test_toss_parallel; then with isolcpus=2: test_toss_isolated"
+	say "booting the patched kernel alone: test_toss_parallel, test_toss_lru_bound; then with isolcpus=2: test_toss_isolated"
 	boot "$kernel" "$res/toss-alone.log" run-tests alone
 	VM_APPEND="isolcpus=2" boot "$kernel" "$res/toss-isolcpus.log" run-tests isolcpus
 	say "booting the patched kernel with cgroup_disable=memory: test_toss_no_memcg_root"
@@ -216,7 +256,7 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 		log=$res/integration-$m.log
 		{ tap "$log" integration; vmstatus "$(cat "$log.rc")" "$log" "integration-vm-$m"; } \
 			> "$res/integration-$m.results"
-		count "$res/integration-$m.results"
+		count "$res/integration-$m.results" "$log"
 	done
 	# On the baseline a test that passes could not fail: the VM itself
 	# must end with the tests' own status 1, not a splat or a timeout.
@@ -248,7 +288,7 @@ if [ "$what" = all ] || [ "$what" = toss ]; then
 		log=$res/toss-$m.log
 		case $m in on|off) vm=toss-vm-mglru-$m ;; *) vm=toss-vm-$m ;; esac
 		{ tap "$log" toss; vmstatus "$(cat "$log.rc")" "$log" "$vm"; } > "$res/toss-$m.results"
-		count "$res/toss-$m.results"
+		count "$res/toss-$m.results" "$log"
 	done
 fi
 
@@ -274,7 +314,7 @@ if [ "$what" = all ] || [ "$what" = upstream ]; then
 		vmstatus "$(cat "$plog.rc")" "$plog" upstream-patched-vm
 		vmstatus "$(cat "$blog.rc")" "$blog" upstream-baseline-vm
 	} > "$res/upstream.results"
-	count "$res/upstream.results"
+	count "$res/upstream.results" "$plog"
 fi
 
 # The userspace parts' own tests, on the host (no VM).
@@ -313,6 +353,10 @@ if [ "$what" = all ]; then
 	count "$res/check-series.count"
 fi
 
+if [ ${#why[@]} -gt 0 ]; then
+	say "what the failed tests printed last:"
+	printf '%s\n' "${why[@]}" | grep -v '^$'
+fi
 if [ ${#failed[@]} -gt 0 ]; then
 	say "failed:"
 	printf '  %s\n' "${failed[@]}"

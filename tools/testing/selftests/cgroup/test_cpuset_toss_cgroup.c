@@ -459,6 +459,12 @@ cleanup:
  * the median rather than the maximum.
  */
 #define LRU_IRQS_OFF_US	3000
+/*
+ * Phases measuring that median: the first under the bound passes.  A busy
+ * host may stop a vCPU long enough to lift one phase's median over it;
+ * the old code's single hold over the list lifts every phase's.
+ */
+#define LRU_TRIES	3
 /* folios looked at under one hold of an LRU lock (TOSS_SCAN_BATCH) */
 #define LRU_HOLD_MAX	64
 
@@ -699,9 +705,10 @@ static void print_irqsoff_trace(void)
  * The bound itself, from the trace: no toss_node_end of the node reports
  * more than LRU_HOLD_MAX folios looked at under one hold (max_hold=).
  * The irqsoff tracer gives the longest section with interrupts off during
- * each toss: their median must stay under LRU_IRQS_OFF_US (the old code's
- * one hold over the whole list took 3.7-4.6 ms here; a loaded host, as in
- * make check, puts the bounded holds' median near 2 ms).  The worst
+ * each toss: their median must stay under LRU_IRQS_OFF_US in one of
+ * LRU_TRIES phases (the old code's one hold over the whole list took
+ * 3.7-4.6 ms here; a loaded host puts the bounded holds' median near
+ * 2 ms).  make check runs this test in a VM of its own.  The worst
  * wake-up lateness of a SCHED_FIFO sleeper on each CPU, tossing and not,
  * is printed too, but not checked (under TCG, it is mostly the host's).
  * With TOSS_SANITIZERS the median is printed, not checked; max_hold=
@@ -712,7 +719,7 @@ static int test_toss_lru_bound(const char *root)
 	char path[PATH_MAX], fn_trace[16] = "", *tenant = NULL, *hold = NULL, *trace = NULL;
 	long idle_irq, idle_max, toss_irq, toss_max, idle_late, toss_late, most, sum;
 	long npages = LRU_BOUND_SIZE / page_size, nr_cpus, mapped;
-	int ret = KSFT_FAIL, tosses, i;
+	int ret = KSFT_FAIL, tosses, i, try;
 	pid_t holder = 0;
 
 	if (access(TRACING "/events", F_OK))
@@ -766,20 +773,24 @@ static int test_toss_lru_bound(const char *root)
 	if (write_str(TRACING "/current_tracer", "irqsoff") ||
 	    write_str(TRACING "/tracing_on", "1"))
 		goto cleanup;
-	if (lru_irqs_phase(NULL, &idle_irq, &idle_max) ||
-	    lru_irqs_phase(tenant, &toss_irq, &toss_max))
-		goto cleanup;
-	tosses = lb->tosses;
-	ksft_print_msg("last toss: %ld us, scanned %ld MiB, kept %ld MiB mapped\n",
-		       cg_read_key_long(tenant, STAT_FILE, "last_duration_us "),
-		       cg_read_key_long(tenant, STAT_FILE, "last_scanned_bytes ") / MiB,
-		       cg_read_key_long(tenant, STAT_FILE, "last_mapped_bytes ") / MiB);
-	ksft_print_msg("interrupts off, longest per 5 ms idle: median %ld us, max %ld us\n",
-		       idle_irq, idle_max);
-	ksft_print_msg("interrupts off, longest per toss (%d): median %ld us, max %ld us\n",
-		       tosses, toss_irq, toss_max);
-	if (!tosses || lb->errors)
-		goto cleanup;
+	for (try = 1; try <= LRU_TRIES; try++) {
+		if (lru_irqs_phase(NULL, &idle_irq, &idle_max) ||
+		    lru_irqs_phase(tenant, &toss_irq, &toss_max))
+			goto cleanup;
+		tosses = lb->tosses;
+		ksft_print_msg("try %d: last toss: %ld us, scanned %ld MiB, kept %ld MiB mapped\n",
+			       try, cg_read_key_long(tenant, STAT_FILE, "last_duration_us "),
+			       cg_read_key_long(tenant, STAT_FILE, "last_scanned_bytes ") / MiB,
+			       cg_read_key_long(tenant, STAT_FILE, "last_mapped_bytes ") / MiB);
+		ksft_print_msg("try %d: interrupts off, longest per 5 ms idle: median %ld us, max %ld us\n",
+			       try, idle_irq, idle_max);
+		ksft_print_msg("try %d: interrupts off, longest per toss (%d): median %ld us, max %ld us\n",
+			       try, tosses, toss_irq, toss_max);
+		if (!tosses || lb->errors)
+			goto cleanup;
+		if (sanitizers || toss_irq <= LRU_IRQS_OFF_US)
+			break;
+	}
 	if (!sanitizers && toss_irq > LRU_IRQS_OFF_US) {
 		ksft_print_msg("interrupts off for %ld us in a toss, median (bound %d us)\n",
 			       toss_irq, LRU_IRQS_OFF_US);
