@@ -778,14 +778,15 @@ static int test_toss_lru_bound(const char *root)
 		    lru_irqs_phase(tenant, &toss_irq, &toss_max))
 			goto cleanup;
 		tosses = lb->tosses;
-		ksft_print_msg("try %d: last toss: %ld us, scanned %ld MiB, kept %ld MiB mapped\n",
-			       try, cg_read_key_long(tenant, STAT_FILE, "last_duration_us "),
+		ksft_print_msg("try %d of %d:\n", try, LRU_TRIES);
+		ksft_print_msg("last toss: %ld us, scanned %ld MiB, kept %ld MiB mapped\n",
+			       cg_read_key_long(tenant, STAT_FILE, "last_duration_us "),
 			       cg_read_key_long(tenant, STAT_FILE, "last_scanned_bytes ") / MiB,
 			       cg_read_key_long(tenant, STAT_FILE, "last_mapped_bytes ") / MiB);
-		ksft_print_msg("try %d: interrupts off, longest per 5 ms idle: median %ld us, max %ld us\n",
-			       try, idle_irq, idle_max);
-		ksft_print_msg("try %d: interrupts off, longest per toss (%d): median %ld us, max %ld us\n",
-			       try, tosses, toss_irq, toss_max);
+		ksft_print_msg("interrupts off, longest per 5 ms idle: median %ld us, max %ld us\n",
+			       idle_irq, idle_max);
+		ksft_print_msg("interrupts off, longest per toss (%d): median %ld us, max %ld us\n",
+			       tosses, toss_irq, toss_max);
 		if (!tosses || lb->errors)
 			goto cleanup;
 		if (sanitizers || toss_irq <= LRU_IRQS_OFF_US)

@@ -88,8 +88,9 @@ static int parallel_once(const char *cg, int try)
 		goto out;
 	all = now() - t;
 	trace_stop();
-	ksft_print_msg("try %d: %d nodes in turn: %.0f ms, at once: %.0f ms (%.2fx), %ld MiB each\n",
-		       try, nr_nodes, one * 1000, all * 1000, all / one,
+	ksft_print_msg("try %d of %d:\n", try, PARALLEL_TRIES);
+	ksft_print_msg("%d nodes in turn: %.0f ms, at once: %.0f ms (%.2fx), %ld MiB each\n",
+		       nr_nodes, one * 1000, all * 1000, all / one,
 		       before[toss_node] * page_size / MiB);
 	if (check_nodes(mem_nodes))
 		goto out;
@@ -103,15 +104,15 @@ static int parallel_once(const char *cg, int try)
 				continue;
 			e = trace_time_of(trace, m, "end");
 			if (b < 0 || e < 0 || b > e) {
-				ksft_print_msg("try %d: node %d began at %.6f, node %d ended at %.6f\n",
-					       try, n, b, m, e);
+				ksft_print_msg("node %d began at %.6f, node %d ended at %.6f\n",
+					       n, b, m, e);
 				goto out;
 			}
 		}
 	}
 	if (all > one * 0.75) {
-		ksft_print_msg("try %d: at once took %.2fx one after the other: not in parallel\n",
-			       try, all / one);
+		ksft_print_msg("at once took %.2fx one after the other: not in parallel\n",
+			       all / one);
 		goto out;
 	}
 	ret = 0;
