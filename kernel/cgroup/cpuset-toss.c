@@ -1251,6 +1251,16 @@ static int toss_snapshot_nodes(struct cpuset *cs, nodemask_t *nodes)
 	return ret;
 }
 
+/*
+ * What a write keeps for the length of its toss, allocated rather than on
+ * the stack: with NODES_SHIFT=10 a nodemask_t is 128 bytes, and the
+ * handler's frame (toss_nodes() inlined) went past 1024 bytes under KASAN.
+ */
+struct toss_write {
+	nodemask_t nodes;
+	struct toss_control sum;
+};
+
 /**
  * cpuset_toss_cache_write - write handler of cpuset.memory_toss_cache
  * @of: the open file; its opener's credentials decide the permission
@@ -1272,7 +1282,8 @@ static int toss_snapshot_nodes(struct cpuset *cs, nodemask_t *nodes)
  * cgroup, -ENODEV for a cpuset going away (before the toss or during it)
  * or whose own nodes are none of its effective ones, -EINTR on a signal,
  * -EAGAIN when a limited toss dropped less than asked or a node could not
- * reach its free= target.
+ * reach its free= target, -ENOMEM when the toss's bookkeeping cannot be
+ * allocated.
  */
 ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 				size_t nbytes, loff_t off)
@@ -1280,9 +1291,8 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	struct cpuset *cs = css_cs(of_css(of));
 	struct cpuset_toss_stat *st = cs->toss_stat;
 	struct cgroup_subsys_state *memcg_css = NULL;
-	struct toss_control sum = {};
 	struct toss_request req;
-	nodemask_t nodes;
+	struct toss_write *w;
 	u64 start, took;
 	int nid, ret;
 
@@ -1295,19 +1305,22 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	    !file_ns_capable(of->file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 
+	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
+	if (!w)
+		return -ENOMEM;
+
 	/* Snapshot the nodes, then no lock is held for any work. */
-	ret = toss_snapshot_nodes(cs, &nodes);
-	if (ret)
-		return ret;
-
-	ret = toss_pick_nodes(&req, &nodes, &node_states[N_MEMORY]);
-	if (ret)
-		return ret;
-
-	if (req.scope_cgroup) {
+	ret = toss_snapshot_nodes(cs, &w->nodes);
+	if (!ret)
+		ret = toss_pick_nodes(&req, &w->nodes, &node_states[N_MEMORY]);
+	if (!ret && req.scope_cgroup) {
 		memcg_css = toss_memcg_css(cs);
 		if (!memcg_css)
-			return -EOPNOTSUPP;
+			ret = -EOPNOTSUPP;
+	}
+	if (ret) {
+		kfree(w);
+		return ret;
 	}
 
 	/*
@@ -1333,30 +1346,31 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	 * batches of other CPUs (a few dozen folios each) are left.
 	 */
 	lru_add_drain();
-	ret = toss_nodes(&nodes, &req,
+	ret = toss_nodes(&w->nodes, &req,
 			 memcg_css ? mem_cgroup_from_css(memcg_css) : NULL,
-			 cs, st, &sum);
+			 cs, st, &w->sum);
 	if (memcg_css)
 		css_put(memcg_css);
 	if (!ret && req.free_pages) {
-		for_each_node_mask(nid, nodes)
+		for_each_node_mask(nid, w->nodes)
 			if (toss_node_free_pages(nid) < req.free_pages)
 				ret = -EAGAIN;
 	} else if (!ret && req.nr_pages != ULONG_MAX &&
-		   sum.nr_tossed < req.nr_pages) {
+		   w->sum.nr_tossed < req.nr_pages) {
 		ret = -EAGAIN;
 	}
 	took = ktime_get_ns() - start;
 
 	spin_lock(&st->lock);
 	st->nr_tosses++;
-	st->last = sum;
+	st->last = w->sum;
 	st->last_duration_ns = took;
 	put_pid(st->last_pid);
 	st->last_pid = get_task_pid(current, PIDTYPE_TGID);
 	st->last_error = ret;
 	spin_unlock(&st->lock);
-	toss_log(cs, &req, &nodes, &sum, took, ret);
+	toss_log(cs, &req, &w->nodes, &w->sum, took, ret);
+	kfree(w);
 
 	mutex_lock(&of->mutex);
 	kernfs_unbreak_active_protection(of->kn);
