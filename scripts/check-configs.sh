@@ -35,6 +35,12 @@
 # symbol that differs from Debian's config.  It compiles with W=1 and fails
 # on any warning.
 #
+# The "kasan-maxsmp" variant turns options on instead: KASAN (inline, as
+# the soak kernel has it), MAXSMP (8192 CPUs, NODES_SHIFT=10: cpumasks off
+# the stack, 128-byte nodemasks on it) and FRAME_WARN=1024, the worst case
+# for stack frames the kernel test robot builds.  It fails on any warning:
+# a function of ours whose frame grows past 1024 bytes fails it.
+#
 # CHECK_CONFIGS_DIRS=1: build the whole directories whose Makefile the
 # series changes (mm/, kernel/cgroup/) instead of single objects there
 # (the other objects, fs/super.o, stay single): slower, also compiles every
@@ -64,6 +70,7 @@ all_variants=(
 	"no-swap|# CONFIG_SWAP is not set"
 	"no-cpusets|# CONFIG_CPUSETS is not set"
 	"debian|# CONFIG_DEBUG_INFO_BTF is not set"
+	"kasan-maxsmp|# CONFIG_SLUB_TINY is not set;CONFIG_KASAN=y;CONFIG_KASAN_GENERIC=y;CONFIG_KASAN_INLINE=y;CONFIG_MAXSMP=y;CONFIG_NODES_SHIFT=10;CONFIG_FRAME_WARN=1024"
 )
 
 [ -f "$src/Makefile" ] || { echo "check-configs: no kernel tree in $src: run make tree" >&2; exit 1; }
@@ -115,7 +122,8 @@ kv() {
 one() {
 	local name=$1 lines=$2 obj=$BUILD/configs/$1 log=$res/check-configs-$1.log
 	local frag want stamp bad=0 t0=$SECONDS line sym val got o r targets=() skipped=() built=()
-	local frags=("${base_frags[@]}") debcfg= wflags=()
+	local frags=("${base_frags[@]}") debcfg= wflags=() strict=
+	[ "$name" = kasan-maxsmp ] && strict=1
 	mk() { kmake "$src" "$obj" "$@"; }
 	mkdir -p "$obj"
 	: > "$log"
@@ -123,7 +131,7 @@ one() {
 	if [ "$name" = debian ]; then
 		# Debian's config as the base; the variant's lines are what the
 		# series needs (configs/debian.config) and the line above.
-		debcfg=$obj/debian.config frags=() wflags=(W=1)
+		debcfg=$obj/debian.config frags=() wflags=(W=1) strict=1
 		if ! "$here/scripts/debian-config.sh" "$debcfg" 2>>"$log"; then
 			echo "check-configs: $name: no Debian config (see $log)" >&2
 			echo "fail check-configs/$name"
@@ -251,9 +259,9 @@ one() {
 	warns=$(grep -E "warning:" <<< "$out" | grep -E "(^|/)($pat):" | grep -vE "^$src/scripts/" |
 		sed "s/^/check-configs: $name: /")
 	[ -z "$warns" ] || echo "$warns"
-	# The debian variant is W=1 and must be clean.
-	if [ ${#wflags[@]} -gt 0 ] && [ -n "$warns" ] && [ $rc = 0 ]; then
-		echo "== W=1 printed $(wc -l <<< "$warns") warning(s)" >> "$log"
+	# The debian variant (W=1) and kasan-maxsmp must be clean.
+	if [ -n "$strict" ] && [ -n "$warns" ] && [ $rc = 0 ]; then
+		echo "== ${wflags[*]:-the build} printed $(wc -l <<< "$warns") warning(s)" >> "$log"
 		rc=1
 	fi
 	# Which changed headers this variant compiled (from the objects' .cmd files).
