@@ -131,7 +131,7 @@ endif
 .PHONY: all help deps base tree kernel kernel-baseline kernel-bench kernel-soak soak bench tests \
 	initramfs demo \
 	check check-toss check-kunit check-upstream check-configs check-integration tools-img vm-run \
-	vm-run-baseline userspace install uninstall debs debian-img patches kernel-debs \
+	vm-run-baseline userspace install uninstall debs debian-img patches kernel-debs kernel-debs-boot \
 	checkpatch lint check-series check-base check-docs clean distclean
 
 all: deps kernel initramfs demo
@@ -164,6 +164,9 @@ help:
 	@echo '                       Debian'"'"'s 6.12 config (hours on 2 cores; not in make check):'
 	@echo '                       build/kernel-debs/debian (KERNEL_DEBS_TRIM=1: no debug info,'
 	@echo '                       the largest driver trees off: build/kernel-debs/trim)'
+	@echo '  make kernel-debs-boot   boot the kernel of those .debs (unpacked, its disk and file'
+	@echo '                       system modules insmod-ed) in the VM and run the toss'
+	@echo '                       selftests on it (KERNEL_DEBS_TRIM=1: the trimmed one)'
 	@echo '  make soak            the soak (not in make check, about 30 min): the whole selftest,'
 	@echo '                       toss-stress, hotplug and cgroup churn under tosses, fault'
 	@echo '                       injection, kmemleak, on a kernel with KASAN, kmemleak, lockdep,'
@@ -241,6 +244,12 @@ kernel-bench: tree
 kernel-debs: PKGS += debhelper kmod openssl $(if $(filter-out 0,$(KERNEL_DEBS_TRIM)),,pahole)
 kernel-debs: deps tree
 	@$(TOP)/scripts/kernel-debs.sh $(SRC) $(BUILD)/kernel-debs
+
+# The kernel those .debs hold, booted in the harness VM with the busybox
+# initramfs, running the toss selftests (scripts/kernel-debs-boot.sh); it
+# does not build them.
+kernel-debs-boot: deps initramfs
+	@$(TOP)/scripts/kernel-debs-boot.sh $(BUILD)/kernel-debs/$(if $(filter-out 0,$(KERNEL_DEBS_TRIM)),trim,debian)
 
 # The soak kernel: a cold build of its own (KASAN's instrumentation misses
 # every other kernel's ccache entries), at a lower priority than the
