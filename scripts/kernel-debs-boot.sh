@@ -83,8 +83,9 @@ suite == "" { next }
 	st = ($1 == "not") ? "fail" : "pass"
 	line = $0; sub(/^(not )?ok [0-9]+ /, "", line)
 	if (line ~ /# *(SKIP|skip)/) st = "skip"
+	if (line ~ /^# *(SKIP|skip) /) sub(/^# *(SKIP|skip) +/, "", line)
 	if (st == "fail") bad = 1
-	sub(/ *#.*$/, "", line); gsub(/ /, "_", line)
+	sub(/ *#.*$/, "", line); sub(/ *\(.*\)$/, "", line); gsub(/ /, "_", line)
 	n++; print st, suite "/" line
 }' "$log" > "$work/results"
 case $rc in

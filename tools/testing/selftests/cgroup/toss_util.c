@@ -666,6 +666,17 @@ int touch_files(const char *dirname, const char *prefix, int count)
 	return 0;
 }
 
+/*
+ * Fold every CPU's pending vmstat deltas into the counters that
+ * node_vmstat() reads (root only: it runs work on every CPU, so tests of
+ * where toss work runs must not call it).  Without it a node's counter
+ * may lag by up to the per-CPU threshold on each CPU.
+ */
+void vmstat_fold(void)
+{
+	write_str("/proc/sys/vm/stat_refresh", "1");
+}
+
 long node_vmstat(int node, const char *key)
 {
 	char path[PATH_MAX];

@@ -106,6 +106,7 @@ int hold_mapped(const char *cgroup, void *arg);
 int wait_holding(double secs);
 
 long read_key(const char *path, const char *key);
+void vmstat_fold(void);
 long node_vmstat(int node, const char *key);
 long node_meminfo_kb(int node, const char *key);
 long stat_tossed_on(const char *cg, int node);
