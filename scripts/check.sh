@@ -39,46 +39,7 @@ VM="$here/scripts/vm-run.sh -i $BUILD/initramfs.cpio.gz -t ${VM_TIMEOUT:-900} -a
 pass=0 fail=0 skip=0
 failed=()
 
-# tap <log> <prefix>: print "<pass|fail|skip> <prefix>/<suite>/<test>" for
-# every TAP result between ### BEGIN / ### END markers, and one result for
-# a program that exited non-zero without any TAP failure (or printed none).
-# A suite run several times gives one result per test: with "tap", passed
-# if any run passed; with "tap_worst" (for the baseline), failed if any run
-# failed, so that a test that is flaky on the baseline is known as such.
-tap() {
-	tap_raw "$@" | awk '
-	{ st = $1; name = $2
-	  if (!(name in res)) order[n++] = name
-	  if (!(name in res) || st == "pass" || (st == "skip" && res[name] == "fail")) res[name] = st }
-	END { for (i = 0; i < n; i++) print res[order[i]], order[i] }'
-}
-
-tap_worst() {
-	tap_raw "$@" | awk '
-	{ st = $1; name = $2
-	  if (!(name in res)) order[n++] = name
-	  if (!(name in res) || st == "fail") res[name] = st }
-	END { for (i = 0; i < n; i++) print res[order[i]], order[i] }'
-}
-
-tap_raw() {
-	awk -v pfx="$2" '
-	/^### BEGIN / { suite = $3; n = 0; bad = 0; next }
-	/^### END /   { rc = $4
-			if (n == 0) print (rc == 0 ? "pass" : (rc == 4 ? "skip" : "fail")), pfx "/" suite
-			else if (rc != 0 && rc != 4 && !bad) print "fail", pfx "/" suite "/exit-status-" rc
-			suite = ""; next }
-	suite == "" { next }
-	/^(not )?ok [0-9]+ / {
-		line = $0; st = "pass"
-		if (line ~ /^not ok/) { st = "fail"; bad = 1; sub(/^not ok [0-9]+ /, "", line) }
-		else sub(/^ok [0-9]+ /, "", line)
-		if (line ~ /# *(SKIP|skip)/) st = "skip"
-		if (line ~ /^# *(SKIP|skip) /) sub(/^# *(SKIP|skip) +/, "", line)
-		sub(/ *#.*$/, "", line); sub(/ *\(.*\)$/, "", line); gsub(/ /, "_", line)
-		n++; print st, pfx "/" suite "/" line
-	}' "$1"
-}
+. "$here/scripts/tap.sh"	# tap, tap_worst, tap_raw, tap_why
 
 # ktap <log> <prefix>: print "<pass|fail|skip> <prefix>/<suite>/<case>" for
 # every KUnit case of the KTAP between "### KTAP BEGIN" and "### KTAP END"
@@ -167,21 +128,7 @@ excerpt() {
 	esac
 	suite=$(echo "$2" | cut -d/ -f2) test=$(echo "$2" | cut -d/ -f3-)
 	[ -n "$test" ] || return 0
-	awk -v s="$suite" -v t="$test" -v max="$WHY_LINES" '
-	/^### BEGIN / { on = ($3 == s); n = 0; next }
-	/^### END /   { on = 0; next }
-	!on { next }
-	/^(not )?ok [0-9]+ / {
-		name = $0; sub(/^(not )?ok [0-9]+ /, "", name)
-		sub(/ *#.*$/, "", name); sub(/ *\(.*\)$/, "", name); gsub(/ /, "_", name)
-		if ($0 ~ /^not ok/ && name == t) {
-			print "  --- " s "/" t ":"
-			for (i = (n > max ? n - max : 0); i < n; i++)
-				print "  " buf[i % max]
-		}
-		n = 0; next
-	}
-	/^#/ { buf[n % max] = $0; n++ }' "$1"
+	tap_why "$1" "$suite" "$test" "$WHY_LINES"
 }
 
 vmstatus() {	# vmstatus <rc> <log> <name>: a VM-level result

@@ -17,17 +17,22 @@
 # VM's /extra and loaded with insmod before the scratch (ext4) and XFS
 # disks are mounted.  Nothing else of the package is used.
 #
-# Prints each result line ("pass|fail|skip <suite>/<test>"), then
+# Prints each result line ("pass|fail|skip kernel-debs-boot/<suite>/<test>",
+# read as check.sh reads its VMs' TAP: scripts/tap.sh), then
 # "N passed, N failed, N skipped"; exits non-zero on any failure, a kernel
 # splat or a timeout (VM_TIMEOUT, default 1800 s).  The console log is
 # build/results/kernel-debs-boot.log.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/scripts/tap.sh"
 BUILD=${BUILD:-$here/build}
 dir=${1:?usage: kernel-debs-boot.sh <dir of the .debs> [run-tests args]}
 shift
 [ $# -gt 0 ] || set -- toss y
-deb=$(ls "$dir"/linux-image-*.deb 2>/dev/null | grep -v -- '-dbg_' | head -1)
+deb=
+for f in "$dir"/linux-image-*.deb; do
+	case $f in *-dbg_*) ;; *) [ -f "$f" ] && { deb=$f; break; } ;; esac
+done
 [ -n "$deb" ] || { echo "kernel-debs-boot: no linux-image .deb in $dir (make kernel-debs first)" >&2; exit 2; }
 [ -f "$BUILD/initramfs.cpio.gz" ] || { echo "kernel-debs-boot: $BUILD/initramfs.cpio.gz missing (make initramfs)" >&2; exit 2; }
 work=$(mktemp -d /tmp/kernel-debs-boot.XXXXXX)
@@ -74,20 +79,7 @@ log=$BUILD/results/kernel-debs-boot.log
 	-t "${VM_TIMEOUT:-1800}" -a "${ACCEL:-tcg}" -l "$log" \
 	-- "sh /extra/setup && run-tests $*" > /dev/null
 rc=$?
-awk '
-/^### BEGIN / { suite = $3; n = 0; next }
-/^### END /   { if (n == 0 || ($4 != 0 && $4 != 4 && !bad)) print ($4 == 0 ? "pass" : ($4 == 4 ? "skip" : "fail")), suite "/exit-status-" $4
-		suite = ""; bad = 0; next }
-suite == "" { next }
-/^(not )?ok [0-9]+ / {
-	st = ($1 == "not") ? "fail" : "pass"
-	line = $0; sub(/^(not )?ok [0-9]+ /, "", line)
-	if (line ~ /# *(SKIP|skip)/) st = "skip"
-	if (line ~ /^# *(SKIP|skip) /) sub(/^# *(SKIP|skip) +/, "", line)
-	if (st == "fail") bad = 1
-	sub(/ *#.*$/, "", line); sub(/ *\(.*\)$/, "", line); gsub(/ /, "_", line)
-	n++; print st, suite "/" line
-}' "$log" > "$work/results"
+tap_raw "$log" kernel-debs-boot > "$work/results"
 case $rc in
 0) echo "pass kernel-debs-boot-vm" ;;
 *) echo "fail kernel-debs-boot-vm:status-$rc(see $log)" ;;
