@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,6 +52,77 @@ static double trace_time_of(const char *trace, int nid, const char *event)
 		return atof(line);
 	}
 	return -1;
+}
+
+/* The state letter of task @pid in /proc (R, S, D, ...), 0 if unknown. */
+static char task_state(pid_t pid)
+{
+	char path[64], buf[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Whether child @pid has ended (it is left to reap). */
+static bool ended(pid_t pid)
+{
+	siginfo_t info = { 0 };
+
+	return !waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) && info.si_pid == pid;
+}
+
+/*
+ * Wait until the toss of child @pid has taken about @pages off node @nid,
+ * whose FilePages were @kb kB before it began: then the toss is under way,
+ * whatever the kernel's speed, and most of it is still to come.  0 then; 1
+ * if @pid ended first; -1 if that much did not go within 60 s.
+ */
+static int wait_walking(pid_t pid, int nid, long kb, long pages)
+{
+	double end = now() + 60;
+
+	while (now() < end) {
+		if (ended(pid))
+			return 1;
+		if (node_meminfo_kb(nid, "FilePages:") <= kb - pages * (page_size / 1024))
+			return 0;
+		usleep(1000);
+	}
+	ksft_print_msg("node %d lost under %ld pages in 60 s\n", nid, pages);
+	return -1;
+}
+
+/*
+ * If task @pid sleeps in write(2) (its /proc syscall file names write: it
+ * has begun a toss and waits in it), its state: S or D; 0 if not.
+ */
+static char in_write(pid_t pid)
+{
+	char path[64], buf[64], state = task_state(pid);
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	if ((state == 'S' || state == 'D') && read_text(path, buf, sizeof(buf)) > 0 &&
+	    isdigit(buf[0]) && atoi(buf) == SYS_write)
+		return state;
+	return 0;
+}
+
+/* Wait until in_write(@pid) says; 0 if @pid ended first or 60 s went by. */
+static char wait_in_write(pid_t pid)
+{
+	double end = now() + 60;
+	char state;
+
+	while (now() < end && !ended(pid)) {
+		state = in_write(pid);
+		if (state)
+			return state;
+		usleep(1000);
+	}
+	return 0;
 }
 
 /* Measurements of test_toss_parallel: the first that shows it passes. */
@@ -156,11 +228,13 @@ cleanup:
  * During a long toss, an unrelated cgroup can be created and removed and
  * another cpuset's mems changed, all while the toss still runs: the toss
  * holds no lock they need.  Then a fatal signal ends the toss promptly,
- * with part of the cache left.
+ * with part of the cache left.  "During" is from when a sixteenth of the
+ * cache has gone, not after a fixed time, which a fast kernel's toss
+ * outlasts.
  */
 static int test_toss_fatal_signal(const char *root)
 {
-	long npages = BIG_SIZE / page_size, left;
+	long npages = BIG_SIZE / page_size, left, kb;
 	int ret = KSFT_FAIL, status;
 	bool interrupted;
 	char *cg, *other = NULL;
@@ -170,12 +244,15 @@ static int test_toss_fatal_signal(const char *root)
 	cg = make_cpuset("job", NODE(toss_node));
 	if (!cg || fill_big_file(toss_node))
 		goto cleanup;
+	kb = node_meminfo_kb(toss_node, "FilePages:");
 	pid = fork();
 	if (pid < 0)
 		goto cleanup;
 	if (!pid)
 		exit(toss(cg, "1") ? 1 : 0);
-	usleep(100000);
+	/* A sixteenth of it gone: the rest of the toss is still to come. */
+	if (wait_walking(pid, toss_node, kb, npages / 16))
+		goto ended;
 	t0 = now();
 	other = cg_name(parent, "unrelated");
 	if (!other || cg_create(other) ||
@@ -185,10 +262,9 @@ static int test_toss_fatal_signal(const char *root)
 		goto cleanup;
 	}
 	t1 = now();
-	if (waitpid(pid, &status, WNOHANG)) {
+	if (ended(pid)) {
 		ksft_print_msg("the toss ended before mkdir, mems and rmdir did (%.0f ms)\n",
 			       (t1 - t0) * 1000);
-		pid = 0;
 		goto cleanup;
 	}
 	ksft_print_msg("mkdir, cpuset.mems and rmdir during the toss: %.0f ms\n",
@@ -207,6 +283,9 @@ static int test_toss_fatal_signal(const char *root)
 	if (!WIFSIGNALED(status) || !interrupted || left <= 0 || t1 - t0 > 1.0)
 		goto cleanup;
 	ret = KSFT_PASS;
+	goto cleanup;
+ended:
+	ksft_print_msg("the toss ended before it was seen under way\n");
 cleanup:
 	reap(pid);
 	destroy(other);
@@ -215,12 +294,12 @@ cleanup:
 }
 
 /*
- * rmdir of the cgroup being tossed: the toss stops promptly with -ENODEV
- * and the removal completes.
+ * rmdir of the cgroup being tossed, once a sixteenth of the cache has gone:
+ * the toss stops promptly with -ENODEV and the removal completes.
  */
 static int test_toss_rmdir_during(const char *root)
 {
-	long npages = BIG_SIZE / page_size, left;
+	long npages = BIG_SIZE / page_size, left, kb;
 	int ret = KSFT_FAIL, status;
 	double t0, t1;
 	pid_t pid = 0;
@@ -229,10 +308,14 @@ static int test_toss_rmdir_during(const char *root)
 	cg = make_cpuset("job", NODE(toss_node));
 	if (!cg || fill_big_file(toss_node))
 		goto cleanup;
+	kb = node_meminfo_kb(toss_node, "FilePages:");
 	pid = toss_in_child(cg, "1");
 	if (pid < 0)
 		goto cleanup;
-	usleep(100000);
+	if (wait_walking(pid, toss_node, kb, npages / 16)) {
+		ksft_print_msg("the toss ended before it was seen under way\n");
+		goto cleanup;
+	}
 	t0 = now();
 	if (cg_destroy(cg)) {
 		ksft_print_msg("rmdir failed during the toss: %s\n", strerror(errno));
@@ -414,7 +497,8 @@ static int trace_walks(const char *trace, int nid, long *tossed)
  * the same file all succeed, the node is walked by one of them at a time
  * (its begin and end events alternate in the trace), and what they report
  * tossed adds up to what the node lost, counted once.  Then a writer
- * queued behind a walk of the node is killed: it leaves promptly, without
+ * queued behind a walk of the node is killed (once the walk is seen under
+ * way and the waiter asleep in its write): it leaves promptly, without
  * ever having walked the node, and the walk goes on.
  */
 static int test_toss_no_pileup(const char *root)
@@ -497,28 +581,33 @@ static int test_toss_no_pileup(const char *root)
 	    tossed > cached * page_size + 4 * MiB)
 		goto cleanup;
 
-	/* A waiter behind a walk, killed. */
+	/*
+	 * A waiter behind a walk, killed: once the walk is under way and the
+	 * waiter sleeps in its write.
+	 */
 	if (fill_big_file(toss_node) || trace_start())
 		goto cleanup;
+	fp0 = node_meminfo_kb(toss_node, "FilePages:");
 	walker = toss_in_child(cg, "1");
 	if (walker < 0)
 		goto cleanup;
-	usleep(100000);
+	if (wait_walking(walker, toss_node, fp0, BIG_SIZE / page_size / 16))
+		goto ended;
 	waiter = toss_in_child(wcg, "1");
 	if (waiter < 0)
 		goto cleanup;
-	usleep(100000);
+	if (!wait_in_write(waiter)) {
+		ksft_print_msg("the waiter was never seen waiting in its write\n");
+		goto cleanup;
+	}
 	t0 = now();
 	kill(waiter, SIGKILL);
 	if (waitpid(waiter, &status, 0) != waiter)
 		goto cleanup;
 	waiter = 0;
 	t1 = now();
-	if (waitpid(walker, &wstatus, WNOHANG)) {
-		ksft_print_msg("the walk ended before the waiter behind it was reaped\n");
-		walker = 0;
-		goto cleanup;
-	}
+	if (ended(walker))
+		goto ended;
 	if (waitpid(walker, &wstatus, 0) != walker)
 		goto cleanup;
 	walker = 0;
@@ -537,6 +626,9 @@ static int test_toss_no_pileup(const char *root)
 	    resident_on(big_file, toss_node) > BIG_SIZE / page_size / 100)
 		goto cleanup;
 	ret = KSFT_PASS;
+	goto cleanup;
+ended:
+	ksft_print_msg("the walk ended before the waiter behind it was reaped\n");
 cleanup:
 	trace_stop();
 	if (fds[1] >= 0)
@@ -1120,18 +1212,6 @@ static int sig_writer(const char *cgroup, void *arg)
 
 #define NR_SIG_HOGS	3
 
-/* The state letter of task @pid in /proc (R, S, D, ...), 0 if unknown. */
-static char task_state(pid_t pid)
-{
-	char path[64], buf[256], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_text(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
 /* A busy loop on CPU @cpu, at the default priority, until killed. */
 static pid_t cpu_hog(int cpu)
 {
@@ -1164,6 +1244,9 @@ static pid_t cpu_hog(int cpu)
  *     not sleep uninterruptibly behind W1's toss (kernfs' per-file mutex):
  *     it is seen in state S waiting for node Y's turn, and SIGKILL ends
  *     it before W1's toss does.
+ * No step waits a fixed time: each waits until W1 is seen walking or the
+ * writer before it asleep in its write, so that a fast kernel, whose W1
+ * takes a second or less, tests the same.
  */
 static int test_toss_signals(const char *root)
 {
@@ -1174,6 +1257,7 @@ static int test_toss_signals(const char *root)
 	pid_t pids[NR_SIG_WRITERS] = { 0 }, hogs[NR_SIG_HOGS] = { 0 };
 	double tsig = 0, frozen_at = 0, start, setup = now(), tkill = 0, twin_gone = 0, w1_end;
 	char twin_path[PATH_MAX], twin_state = 0;
+	long cached, kb;
 	pid_t twin = 0;
 	char saved[16] = "";
 	int ret = KSFT_FAIL, bad = 0, i;
@@ -1213,8 +1297,9 @@ static int test_toss_signals(const char *root)
 	for (i = 0; i < nr_files; i++)
 		if (fill_node(y, file[i]))
 			goto cleanup;
+	cached = resident_on(big_file, y) + resident_all_on(y);
 	ksft_print_msg("X node %d, Y node %d (CPU %d): %ld MiB of cache to toss there\n", x, y,
-		       ycpu, (resident_on(big_file, y) + resident_all_on(y)) * page_size / MiB);
+		       ycpu, cached * page_size / MiB);
 	if (set_list(sw->cg[SIG_W1], "cpuset.cpus", 1UL << ycpu))
 		goto cleanup;
 	snprintf(twin_path, sizeof(twin_path), "%s/%s", sw->cg[SIG_W1], TOSS_FILE);
@@ -1232,15 +1317,25 @@ static int test_toss_signals(const char *root)
 	if (sched_setaffinity(0, sizeof(set), &set))
 		goto cleanup;
 
+	kb = node_meminfo_kb(y, "FilePages:");
 	start = now();
 	for (i = 0; i < NR_SIG_WRITERS; i++) {
 		pids[i] = cg_run_nowait(sw->cg[i], sig_writer, (void *)(long)i);
 		if (pids[i] < 0)
 			goto cleanup;
-		/* W1 walks node Y, W2 waits for it, then the others come. */
-		usleep(i == SIG_W1 ? 200000 : 50000);
+		/*
+		 * Each in turn, whatever the kernel's speed: W1 walks node Y
+		 * (a sixteenth of it gone), then W2, (a) and (b) wait behind
+		 * it, asleep in their writes; W3 goes on alone.
+		 */
+		if (i == SIG_W1) {
+			if (wait_walking(pids[i], y, kb, cached / 16) < 0)
+				goto cleanup;
+		} else if (i != SIG_W3 && !sw->end[SIG_W1] && !wait_in_write(pids[i])) {
+			ksft_print_msg("%s was never seen waiting in its write\n", names[i]);
+			goto cleanup;
+		}
 	}
-	usleep(150000);
 	if (sw->end[SIG_W1]) {
 		ksft_print_msg("W1's toss took only %.0f ms: too short to test behind\n",
 			       (sw->end[SIG_W1] - start) * 1000);
@@ -1261,9 +1356,10 @@ static int test_toss_signals(const char *root)
 		if (!frozen_at &&
 		    !cg_read_strstr(sw->cg[SIG_FROZEN], "cgroup.events", "frozen 1"))
 			frozen_at = now();
-		if (twin && now() > tsig + 0.3 && twin_state != 'S')
-			twin_state = task_state(twin);
-		if (twin && now() > tsig + 0.8 && !sw->end[SIG_W1]) {
+		/* (d): killed once seen asleep in its write, in state S. */
+		if (twin && twin_state != 'S')
+			twin_state = in_write(twin) ?: twin_state;
+		if (twin && twin_state == 'S' && !sw->end[SIG_W1]) {
 			tkill = now();
 			kill(twin, SIGKILL);
 			waitpid(twin, NULL, 0);
