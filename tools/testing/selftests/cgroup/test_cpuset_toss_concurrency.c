@@ -24,7 +24,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,77 +51,6 @@ static double trace_time_of(const char *trace, int nid, const char *event)
 		return atof(line);
 	}
 	return -1;
-}
-
-/* The state letter of task @pid in /proc (R, S, D, ...), 0 if unknown. */
-static char task_state(pid_t pid)
-{
-	char path[64], buf[256], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_text(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-/* Whether child @pid has ended (it is left to reap). */
-static bool ended(pid_t pid)
-{
-	siginfo_t info = { 0 };
-
-	return !waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) && info.si_pid == pid;
-}
-
-/*
- * Wait until the toss of child @pid has taken about @pages off node @nid,
- * whose FilePages were @kb kB before it began: then the toss is under way,
- * whatever the kernel's speed, and most of it is still to come.  0 then; 1
- * if @pid ended first; -1 if that much did not go within 60 s.
- */
-static int wait_walking(pid_t pid, int nid, long kb, long pages)
-{
-	double end = now() + 60;
-
-	while (now() < end) {
-		if (ended(pid))
-			return 1;
-		if (node_meminfo_kb(nid, "FilePages:") <= kb - pages * (page_size / 1024))
-			return 0;
-		usleep(1000);
-	}
-	ksft_print_msg("node %d lost under %ld pages in 60 s\n", nid, pages);
-	return -1;
-}
-
-/*
- * If task @pid sleeps in write(2) (its /proc syscall file names write: it
- * has begun a toss and waits in it), its state: S or D; 0 if not.
- */
-static char in_write(pid_t pid)
-{
-	char path[64], buf[64], state = task_state(pid);
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	if ((state == 'S' || state == 'D') && read_text(path, buf, sizeof(buf)) > 0 &&
-	    isdigit(buf[0]) && atoi(buf) == SYS_write)
-		return state;
-	return 0;
-}
-
-/* Wait until in_write(@pid) says; 0 if @pid ended first or 60 s went by. */
-static char wait_in_write(pid_t pid)
-{
-	double end = now() + 60;
-	char state;
-
-	while (now() < end && !ended(pid)) {
-		state = in_write(pid);
-		if (state)
-			return state;
-		usleep(1000);
-	}
-	return 0;
 }
 
 /* Measurements of test_toss_parallel: the first that shows it passes. */

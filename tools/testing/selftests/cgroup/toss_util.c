@@ -15,6 +15,7 @@
  * /mnt/scratch).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -288,6 +289,79 @@ pid_t toss_in_child(const char *cg, const char *req)
 	if (!pid)
 		exit(-toss(cg, req));
 	return pid;
+}
+
+/* The state letter of task @pid in /proc (R, S, D, ...), 0 if unknown. */
+char task_state(pid_t pid)
+{
+	char path[64], buf[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Whether child @pid has ended (it is left to reap). */
+bool ended(pid_t pid)
+{
+	siginfo_t info = { 0 };
+
+	return !waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) && info.si_pid == pid;
+}
+
+/*
+ * Wait until the toss of child @pid has taken about @pages off node @nid,
+ * whose FilePages were @kb kB before it began: then the toss is under way,
+ * whatever the kernel's speed, and most of it is still to come.  0 then; 1
+ * if @pid ended first; -1 if that much did not go within 60 s.
+ */
+int wait_walking(pid_t pid, int nid, long kb, long pages)
+{
+	double end = now() + 60;
+
+	while (now() < end) {
+		if (ended(pid))
+			return 1;
+		if (node_meminfo_kb(nid, "FilePages:") <= kb - pages * (page_size / 1024))
+			return 0;
+		usleep(1000);
+	}
+	ksft_print_msg("node %d lost under %ld pages in 60 s\n", nid, pages);
+	return -1;
+}
+
+/*
+ * If task @pid sleeps in write(2) (its /proc syscall file names write: it
+ * has begun a toss and waits in it), its state: S or D; 0 if not.
+ */
+char in_write(pid_t pid)
+{
+	char path[64], buf[64], state = task_state(pid);
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	if ((state == 'S' || state == 'D') && read_text(path, buf, sizeof(buf)) > 0 &&
+	    isdigit(buf[0]) && atoi(buf) == SYS_write)
+		return state;
+	return 0;
+}
+
+/*
+ * Wait until child @pid sleeps in its write in state S (interruptibly, as
+ * a toss waits for a node's turn: not in D on a mutex on the way there).
+ * True then; false if @pid ended first or 60 s went by.
+ */
+bool wait_in_write(pid_t pid)
+{
+	double end = now() + 60;
+
+	while (now() < end && !ended(pid)) {
+		if (in_write(pid) == 'S')
+			return true;
+		usleep(1000);
+	}
+	return false;
 }
 
 void drop_all_caches(void)

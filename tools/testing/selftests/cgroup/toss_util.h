@@ -40,7 +40,9 @@ extern const char *dir;		/* where the test files live */
  * soak, several times slower, and KASAN's quarantine frees slab objects
  * late.  The checks that assume the test kernel's speed (a time, a number
  * of tosses in a time) or that frees happen when they are made (another
- * node's slab, a node's free memory) print what they see instead.
+ * node's slab, a node's free memory) print what they see instead;
+ * test_toss_slab shrinks the slab caches, which empties the quarantine,
+ * before it reads the tossed node's slab.
  */
 extern bool sanitizers;
 extern long page_size;
@@ -84,6 +86,11 @@ int run_steps(int (*fn)(const char *cg), const char *cg, const char *what);
 int become_delegatee(void);
 int chown_cgroup(const char *cg, uid_t uid);
 pid_t toss_in_child(const char *cg, const char *req);
+char task_state(pid_t pid);
+bool ended(pid_t pid);
+int wait_walking(pid_t pid, int nid, long kb, long pages);
+char in_write(pid_t pid);
+bool wait_in_write(pid_t pid);
 
 void drop_all_caches(void);
 int read_all(const char *cgroup, void *arg);
