@@ -180,7 +180,7 @@ static int test_toss_fatal_signal(const char *root)
 		exit(toss(cg, "1") ? 1 : 0);
 	/* A sixteenth of it gone: the rest of the toss is still to come. */
 	if (wait_walking(pid, toss_node, kb, npages / 16))
-		goto ended;
+		goto cleanup;
 	t0 = now();
 	other = cg_name(parent, "unrelated");
 	if (!other || cg_create(other) ||
@@ -211,9 +211,6 @@ static int test_toss_fatal_signal(const char *root)
 	if (!WIFSIGNALED(status) || !interrupted || left <= 0 || t1 - t0 > 1.0)
 		goto cleanup;
 	ret = KSFT_PASS;
-	goto cleanup;
-ended:
-	ksft_print_msg("the toss ended before it was seen under way\n");
 cleanup:
 	reap(pid);
 	destroy(other);
@@ -240,10 +237,8 @@ static int test_toss_rmdir_during(const char *root)
 	pid = toss_in_child(cg, "1");
 	if (pid < 0)
 		goto cleanup;
-	if (wait_walking(pid, toss_node, kb, npages / 16)) {
-		ksft_print_msg("the toss ended before it was seen under way\n");
+	if (wait_walking(pid, toss_node, kb, npages / 16))
 		goto cleanup;
-	}
 	t0 = now();
 	if (cg_destroy(cg)) {
 		ksft_print_msg("rmdir failed during the toss: %s\n", strerror(errno));
@@ -520,7 +515,7 @@ static int test_toss_no_pileup(const char *root)
 	if (walker < 0)
 		goto cleanup;
 	if (wait_walking(walker, toss_node, fp0, BIG_SIZE / page_size / 16))
-		goto ended;
+		goto cleanup;
 	waiter = toss_in_child(wcg, "1");
 	if (waiter < 0)
 		goto cleanup;
@@ -534,8 +529,10 @@ static int test_toss_no_pileup(const char *root)
 		goto cleanup;
 	waiter = 0;
 	t1 = now();
-	if (ended(walker))
-		goto ended;
+	if (ended(walker)) {
+		ksft_print_msg("the walk ended before the waiter behind it was reaped\n");
+		goto cleanup;
+	}
 	if (waitpid(walker, &wstatus, 0) != walker)
 		goto cleanup;
 	walker = 0;
@@ -554,9 +551,6 @@ static int test_toss_no_pileup(const char *root)
 	    resident_on(big_file, toss_node) > BIG_SIZE / page_size / 100)
 		goto cleanup;
 	ret = KSFT_PASS;
-	goto cleanup;
-ended:
-	ksft_print_msg("the walk ended before the waiter behind it was reaped\n");
 cleanup:
 	trace_stop();
 	if (fds[1] >= 0)
@@ -1184,7 +1178,8 @@ static int test_toss_signals(const char *root)
 	char req[NR_SIG_WRITERS][32], list[32];
 	pid_t pids[NR_SIG_WRITERS] = { 0 }, hogs[NR_SIG_HOGS] = { 0 };
 	double tsig = 0, frozen_at = 0, start, setup = now(), tkill = 0, twin_gone = 0, w1_end;
-	char twin_path[PATH_MAX], twin_state = 0;
+	char twin_path[PATH_MAX];
+	bool twin_s = false;
 	long cached, kb;
 	pid_t twin = 0;
 	char saved[16] = "";
@@ -1285,9 +1280,9 @@ static int test_toss_signals(const char *root)
 		    !cg_read_strstr(sw->cg[SIG_FROZEN], "cgroup.events", "frozen 1"))
 			frozen_at = now();
 		/* (d): killed once seen asleep in its write, in state S. */
-		if (twin && twin_state != 'S')
-			twin_state = in_write(twin) ?: twin_state;
-		if (twin && twin_state == 'S' && !sw->end[SIG_W1]) {
+		if (twin && !twin_s)
+			twin_s = in_write(twin);
+		if (twin && twin_s && !sw->end[SIG_W1]) {
 			tkill = now();
 			kill(twin, SIGKILL);
 			waitpid(twin, NULL, 0);
@@ -1335,14 +1330,14 @@ static int test_toss_signals(const char *root)
 		bad |= 4;
 	if (twin_gone)
 		ksft_print_msg("(d) a second write to W1's file: %s, killed in %.0f ms, %s\n",
-			       twin_state == 'S' ? "seen in S" : "never seen in S",
+			       twin_s ? "seen in S" : "never seen in S",
 			       (twin_gone - tkill) * 1000,
 			       twin_gone < w1_end ? "before W1 returned" :
 			       "after W1 returned");
 	else
 		ksft_print_msg("(d) a second write to W1's file: %s\n",
 			       "not killed before W1 returned");
-	if (twin_state != 'S' || !twin_gone || twin_gone >= w1_end)
+	if (!twin_s || !twin_gone || twin_gone >= w1_end)
 		bad |= 8;
 	if (bad)
 		ksft_print_msg("failed: %s%s%s%s\n", bad & 1 ? "(a) " : "",

@@ -315,15 +315,18 @@ bool ended(pid_t pid)
  * Wait until the toss of child @pid has taken about @pages off node @nid,
  * whose FilePages were @kb kB before it began: then the toss is under way,
  * whatever the kernel's speed, and most of it is still to come.  0 then; 1
- * if @pid ended first; -1 if that much did not go within 60 s.
+ * if @pid ended first; -1 if that much did not go within 60 s (either
+ * said).
  */
 int wait_walking(pid_t pid, int nid, long kb, long pages)
 {
 	double end = now() + 60;
 
 	while (now() < end) {
-		if (ended(pid))
+		if (ended(pid)) {
+			ksft_print_msg("the toss ended before it was seen under way\n");
 			return 1;
+		}
 		if (node_meminfo_kb(nid, "FilePages:") <= kb - pages * (page_size / 1024))
 			return 0;
 		usleep(1000);
@@ -333,31 +336,26 @@ int wait_walking(pid_t pid, int nid, long kb, long pages)
 }
 
 /*
- * If task @pid sleeps in write(2) (its /proc syscall file names write: it
- * has begun a toss and waits in it), its state: S or D; 0 if not.
+ * Whether task @pid sleeps in write(2) in state S: its /proc syscall file
+ * names write (it has begun a toss), and it waits interruptibly, as a toss
+ * waits for a node's turn (not in D on a mutex on the way there).
  */
-char in_write(pid_t pid)
+bool in_write(pid_t pid)
 {
-	char path[64], buf[64], state = task_state(pid);
+	char path[64], buf[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	if ((state == 'S' || state == 'D') && read_text(path, buf, sizeof(buf)) > 0 &&
-	    isdigit(buf[0]) && atoi(buf) == SYS_write)
-		return state;
-	return 0;
+	return task_state(pid) == 'S' && read_text(path, buf, sizeof(buf)) > 0 &&
+	       isdigit(buf[0]) && atoi(buf) == SYS_write;
 }
 
-/*
- * Wait until child @pid sleeps in its write in state S (interruptibly, as
- * a toss waits for a node's turn: not in D on a mutex on the way there).
- * True then; false if @pid ended first or 60 s went by.
- */
+/* Wait until in_write(@pid); false if @pid ended first or 60 s went by. */
 bool wait_in_write(pid_t pid)
 {
 	double end = now() + 60;
 
 	while (now() < end && !ended(pid)) {
-		if (in_write(pid) == 'S')
+		if (in_write(pid))
 			return true;
 		usleep(1000);
 	}

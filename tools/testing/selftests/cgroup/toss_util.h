@@ -89,7 +89,7 @@ pid_t toss_in_child(const char *cg, const char *req);
 char task_state(pid_t pid);
 bool ended(pid_t pid);
 int wait_walking(pid_t pid, int nid, long kb, long pages);
-char in_write(pid_t pid);
+bool in_write(pid_t pid);
 bool wait_in_write(pid_t pid);
 
 void drop_all_caches(void);
