@@ -1,119 +1,154 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Drop the clean, unmapped page cache of one NUMA node.
+ * Drop clean, unmapped page cache from chosen NUMA nodes.
  *
- * This is the engine behind cpuset.memory_toss_cache.  It must be exact to
- * the node (nothing on other nodes is touched), cheap in proportion to the
- * node's memory rather than to the machine's page cache, and it must never
- * lose data.
+ * toss_cache() drops page cache that is clean, not mapped by any process,
+ * evictable and not shmem/tmpfs, from the nodes it is given and no others.
+ * It never writes anything back, never unmaps, swaps or demotes, and never
+ * drops more than it was asked.  It is the engine behind
+ * cpuset.memory_toss_cache and behind "clean_cache=1" of memory.reclaim.
  *
- * Why a walk of the node's page frames, and not one of the existing paths:
+ * Every candidate is checked as mapping_evict_folio() checks it, the
+ * checks drop_caches makes: pinned, trylocked (never waiting on I/O), not
+ * dirty, not under writeback, not mapped, no extra references, buffers
+ * released.  It then leaves the page cache as __remove_mapping() removes a
+ * folio: under the inode's i_lock and the i_pages lock, only if its
+ * reference count freezes at the expected value and it is still clean once
+ * frozen.  Consecutive candidates of one file go together, under one hold
+ * of those locks and in one walk of the xarray, as truncation removes
+ * them, and are freed in batches.
  *
- * - drop_caches walks every inode of every superblock: its cost grows with
- *   the machine's whole page cache, and it cannot be told about nodes.
- * - Reclaim through shrink_node() with may_unmap = 0 would keep mapped
- *   pages, but in 6.12 lru_gen_shrink_node() returns at once when
- *   !may_unmap, so with MGLRU enabled it frees nothing; it also ages the
- *   LRU lists and may write back or swap depending on the scan_control.
- * - A node's LRU lists are per memcg: a walk of all of them would cost the
- *   node's whole LRU, under locks shared with reclaim and faults, and it
- *   would differ between the classic LRU and MGLRU.
+ * Two walks, chosen by what is asked:
  *
- * A walk of the node's pfns, as mm/damon/paddr.c walks physical ranges,
- * sees every folio of the node exactly once whatever the LRU flavour.  For
- * each pfn the folio flags are looked at without a reference, so the common
- * "not page cache" case costs a few loads, and a free block is skipped
- * whole.  A candidate is pinned with folio_try_get(), trylocked (never
- * waiting on I/O) and checked as mapping_evict_folio() checks it, the
- * checks drop_caches makes: not dirty, not under writeback, no extra
- * references (a mapped folio has one per mapping), buffers released.
- * shmem/tmpfs, anonymous and unevictable folios are never candidates, so
- * no data can be lost.
+ * - A toss of all of a node's cache (no amount, no free memory target, no
+ *   memory cgroup) walks the node's page frames, as mm/damon/paddr.c walks
+ *   physical ranges: every folio of the node is seen once whatever the LRU
+ *   flavour, the "not page cache" case costs a few loads without a
+ *   reference, and a free block or a compound page it does not want is
+ *   skipped whole.  The cost is one walk of the node's memmap, O(node
+ *   size), shared among up to TOSS_MAX_WORKERS kernel threads, each taking
+ *   every n-th stripe of TOSS_STRIPE pfns, on the CPUs the caller names.
+ *   The folios of memory cgroups that have memory.min or memory.low
+ *   protection are left by that walk (a look at the folio's memcg per
+ *   candidate: two loads) and taken afterwards from those memcgs' LRU
+ *   lists, no more of each than lies above its protection.
  *
- * Consecutive candidates of one file are removed from the page cache
- * together, as __remove_mapping() removes one: under the inode's i_lock
- * and the i_pages lock, taken once per batch; a folio goes only if its
- * reference count freezes at the expected value and it is still clean.
- * The frozen folios then leave the xarray in one walk, as truncation's
- * folios do.
- * The removed folios are released in batches with folios_put(), which
- * takes the LRU lock once per batch.  No folio stays locked across a
- * reschedule.
+ * - A toss of part of the cache (an amount, a free memory target), and any
+ *   toss limited to a memory cgroup's subtree, walks LRU lists instead:
+ *   those of every memcg on the node (or of the subtree's), each oldest
+ *   first, each giving no more than lies above its protection and, for an
+ *   amount, its share in proportion to what it could give.  At most
+ *   TOSS_SCAN_BATCH folios are looked at per hold of an LRU lock; folios
+ *   that stay are rotated within their list and keep their generation and
+ *   tier.  The cost follows the work: the folios looked at, at most those
+ *   the lists hold (mapped, dirty and busy ones included), three times for
+ *   a memcg that first fell short of its share.  It runs in the caller,
+ *   node after node.
  *
- * When only part of the cache is wanted (an amount, or a free memory target
- * for the node), the coldest goes first, by the LRU's own notion of
- * temperature, in two walks of the node at most: a counting walk adds up
- * the pages that could be tossed at each level of coldness, and a tossing
- * walk then takes every level below the one where the amount is reached,
- * and of that level only what is still wanted.  The levels: old (the
- * inactive list; under MGLRU, the oldest generation) before young (the
- * active list; younger generations), and within each, folios not
- * referenced since they came in before those referenced once, before those
- * referenced more often (under MGLRU: workingset or in a higher tier).
- *
- * A toss limited to a memcg subtree (scope=cgroup, open to unprivileged
- * owners) does not walk the node: it walks the file LRU lists of the
- * subtree's memcgs on the node, oldest first, so that it costs time in
- * proportion to the subtree's own page cache there.  As reclaim does, it
- * looks at a bounded number of folios per hold of the LRU lock (whatever
- * it keeps), leaves the folios it keeps where they were (same list, same
- * generation and tier), and takes from each memcg only what lies above
- * its memory.min and memory.low protection; a toss of an amount takes from
- * the memcgs in proportion to their cache on the node.
- *
- * A whole toss of a node with several CPUs is shared by several walkers,
- * each taking every n-th stripe of 16 MiB of the node's pfns, so that the
- * time it takes is the node's memory over all of its CPUs.
- *
- * No lock is held across the walk: it reschedules every batch and stops on
- * any signal, as memory.reclaim does, or when its caller says so.  Walkers
- * of the same node can take turns, first come first served
- * (toss_node_turn_queue()), so that concurrent writers queue up behind one
- * walk instead of piling up in it; a waiter still honours its stop
- * condition and signals, and does not keep the freezer waiting.
+ * No lock is held across batches: the walks reschedule every batch and
+ * stop on any signal to the caller, as memory.reclaim does, or when the
+ * caller says so.  A whole toss of a node takes the node's turn: whole
+ * tosses of one node queue up, first come first served, instead of piling
+ * up in one walk; a waiter gives up its place on a signal.
  *
  * Every node's toss is counted in the node's vmstat (toss_cache_scanned,
  * toss_cache_tossed, in pages) and traced (toss_cache:toss_node_begin and
  * toss_cache:toss_node_end).
  */
 
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/memcontrol.h>
+#include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/mm_inline.h>
 #include <linux/mmzone.h>
-#include <linux/memory_hotplug.h>
 #include <linux/pagemap.h>
-#include <linux/shmem_fs.h>
-#include <linux/swap.h>
-#include <linux/sched/signal.h>
-#include <linux/ktime.h>
-#include <linux/memcontrol.h>
-#include <linux/fs.h>
-#include <linux/slab.h>
-#include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/sched/isolation.h>
+#include <linux/sched/signal.h>
+#include <linux/shmem_fs.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
 #include <linux/toss_cache.h>
+#include <linux/freezer.h>
 
 #include "internal.h"
-
-#define CREATE_TRACE_POINTS
-#include <trace/events/toss_cache.h>
 
 /* pfns looked at between two checks for rescheduling and signals */
 #define TOSS_PFN_BATCH	1024
 /* widest range of file indices removed from the page cache in one batch */
 #define TOSS_INDEX_SPAN	256
+/* how often a worker looks at the CPUs it may run on */
+#define TOSS_CPUS_RECHECK	msecs_to_jiffies(10)
 
 /*
- * One walker per node at a time, and the others wait their turn in the
- * order they came: the owner hands the node to the first waiter when it is
- * done.  A place in the queue is taken without sleeping
- * (toss_node_turn_queue()), so that a writer can queue up for all its
- * nodes at once, in node order, and then wait for each separately, in
- * whatever context will walk it.  A waiter sleeps interruptible and
- * freezable, not polling, and gives up its place at once on a signal or
- * when its toss should stop (toss_node_wake_all() makes every waiter look
- * again).
+ * Workers of one node's whole toss, at most.  They share the node's zone
+ * locks, its LRU locks (one per memcg) and each file's i_pages lock, so
+ * that more of them mostly spin; fewer when the caller's CPUs are fewer.
+ */
+#define TOSS_MAX_WORKERS	8U
+
+/*
+ * The workers of a whole toss share a node stripe by stripe, dealt round
+ * robin: a stripe is 16 MiB (or the largest buddy block, if that is
+ * larger), aligned, so that no free block and no large folio of the page
+ * cache lies across two of them.
+ */
+#define TOSS_STRIPE		max_t(unsigned long, SZ_16M >> PAGE_SHIFT, \
+				      MAX_ORDER_NR_PAGES)
+
+struct toss_job;
+
+/* One walker's part of a toss of one node. */
+struct toss_control {
+	const struct toss_request *req;
+	struct toss_job *job;		/* NULL: the caller walks */
+	unsigned long nr_to_toss;	/* ULONG_MAX: all */
+	struct mem_cgroup *memcg;	/* LRU walk: NULL for every memcg */
+	bool lru;			/* walk LRU lists, not page frames */
+	bool protect;			/* pfn walk: leave protected memcgs' */
+	bool slab;
+	bool counted;			/* the folios were counted already */
+	unsigned int worker;
+	unsigned int nr_workers;
+	unsigned long start_pfn;
+	unsigned long end_pfn;
+	unsigned long nr_scanned;
+	unsigned long nr_tossed;
+	unsigned long nr_dirty;
+	unsigned long nr_writeback;
+	unsigned long nr_mapped;
+	unsigned long nr_busy;
+	unsigned long nr_slab;
+	unsigned long nr_too_big;
+	unsigned int nr_walks;
+	unsigned int max_hold;
+};
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/toss_cache.h>
+
+/* A place in the queue for one node's turn. */
+struct toss_turn {
+	struct list_head list;
+	bool granted;
+};
+
+/*
+ * One whole toss per node at a time, and the others wait their turn in
+ * the order they came: the owner hands the node to the first waiter when
+ * it is done.  A place in the queue is taken without sleeping
+ * (toss_node_turn_queue()), so that a toss can queue up for all its nodes
+ * at once, in node order, and then wait for each separately.  A waiter
+ * sleeps interruptible (and, a kernel thread, freezable), and gives up its
+ * place at once on a signal or when its toss should stop
+ * (toss_cache_wake() makes every waiter look again).
  */
 struct toss_node_lock {
 	spinlock_t lock;		/* protects @held and @waiters */
@@ -141,17 +176,7 @@ static int __init toss_cache_init(void)
 }
 core_initcall(toss_cache_init);
 
-/* 0 to go on, -EINTR on a signal, -ENODEV when the caller says stop. */
-static int toss_stopped(struct toss_control *tc)
-{
-	if (signal_pending(current))
-		return -EINTR;
-	if (tc->should_stop && tc->should_stop(tc->stop_data))
-		return -ENODEV;
-	return 0;
-}
-
-/**
+/*
  * toss_node_turn_end - end a walker's turn on a node
  * @nid: the node
  *
@@ -159,7 +184,7 @@ static int toss_stopped(struct toss_control *tc)
  *
  * Context: Process context.
  */
-void toss_node_turn_end(int nid)
+static void toss_node_turn_end(int nid)
 {
 	struct toss_node_lock *nl = &toss_node_locks[nid];
 	struct toss_turn *t;
@@ -178,7 +203,7 @@ void toss_node_turn_end(int nid)
 		wake_up_all(&nl->wq);
 }
 
-/**
+/*
  * toss_node_turn_queue - take a place in a node's queue of walkers
  * @nid: the node
  * @turn: the place, zeroed; it must stay until the turn has been waited
@@ -192,7 +217,7 @@ void toss_node_turn_end(int nid)
  * is set); false when @turn waits behind others, or when the node locks
  * could not be allocated at boot (toss_node_turn_wait() then says so).
  */
-bool toss_node_turn_queue(int nid, struct toss_turn *turn)
+static bool toss_node_turn_queue(int nid, struct toss_turn *turn)
 {
 	struct toss_node_lock *nl;
 
@@ -212,15 +237,38 @@ bool toss_node_turn_queue(int nid, struct toss_turn *turn)
 	return turn->granted;
 }
 
-/**
+/*
+ * Give up a place of toss_node_turn_queue(): leave the queue, or, if the
+ * turn came meanwhile, pass it on.
+ */
+static void toss_node_turn_leave(int nid, struct toss_turn *turn)
+{
+	struct toss_node_lock *nl;
+
+	if (!toss_node_locks)
+		return;
+	nl = &toss_node_locks[nid];
+	spin_lock(&nl->lock);
+	/* Pairs with the smp_store_release() in toss_node_turn_end(). */
+	if (!smp_load_acquire(&turn->granted)) {
+		list_del(&turn->list);
+		spin_unlock(&nl->lock);
+		return;
+	}
+	spin_unlock(&nl->lock);
+	toss_node_turn_end(nid);
+}
+
+/*
  * toss_node_turn_wait - wait for a place of toss_node_turn_queue() to come up
  * @nid: the node
  * @turn: the place
  * @stop: if set, called whenever the waiter wakes: true gives up the wait
  * @stop_data: argument of @stop
  *
- * The wait is interruptible by any signal and freezable, and ends as soon
- * as @stop says so; toss_node_wake_all() wakes every waiter to look at
+ * The wait is interruptible by any signal (and, in a kernel thread, which
+ * holds nothing the freezer could wait for, freezable), and ends as soon
+ * as @stop says so; toss_cache_wake() wakes every waiter to look at
  * @stop again.  A waiter that gives up leaves the queue, or, if the turn
  * came meanwhile, passes it on.
  *
@@ -229,18 +277,21 @@ bool toss_node_turn_queue(int nid, struct toss_turn *turn)
  * @stop ended the wait, -ENOMEM if the locks could not be allocated at
  * boot.
  */
-int toss_node_turn_wait(int nid, struct toss_turn *turn,
-			bool (*stop)(void *stop_data), void *stop_data)
+static int toss_node_turn_wait(int nid, struct toss_turn *turn,
+			       bool (*stop)(void *stop_data), void *stop_data)
 {
 	struct toss_node_lock *nl;
+	unsigned int state = TASK_INTERRUPTIBLE;
 	DEFINE_WAIT(wait);
 	int ret = 0;
 
 	if (!toss_node_locks)
 		return -ENOMEM;
+	if (current->flags & PF_KTHREAD)
+		state |= TASK_FREEZABLE;
 	nl = &toss_node_locks[nid];
 	for (;;) {
-		prepare_to_wait(&nl->wq, &wait, TASK_INTERRUPTIBLE | TASK_FREEZABLE);
+		prepare_to_wait(&nl->wq, &wait, state);
 		/* Pairs with the smp_store_release() in toss_node_turn_end(). */
 		if (smp_load_acquire(&turn->granted))
 			break;
@@ -253,31 +304,22 @@ int toss_node_turn_wait(int nid, struct toss_turn *turn,
 		schedule();
 	}
 	finish_wait(&nl->wq, &wait);
-	if (!ret)
-		return 0;
-	spin_lock(&nl->lock);
-	/* Pairs with the smp_store_release() in toss_node_turn_end(). */
-	if (!smp_load_acquire(&turn->granted)) {
-		list_del(&turn->list);
-		spin_unlock(&nl->lock);
-		return ret;
-	}
-	spin_unlock(&nl->lock);
-	/* Granted while giving up: pass the turn on. */
-	toss_node_turn_end(nid);
+	if (ret)
+		toss_node_turn_leave(nid, turn);
 	return ret;
 }
 
 /**
- * toss_node_wake_all - make every waiter of toss_node_turn_wait() look again
+ * toss_cache_wake - make every toss waiting for a node look at its stop again
  *
- * Called when a reason to stop may have come up for some waiters, such as
- * the removal of the cgroup they toss for, or a writer whose workers wait
- * for their turns being interrupted.
+ * A whole toss of a node waits for the tosses of that node before it.  Call
+ * this when a reason to stop may have come up for some of them, such as the
+ * removal of the cgroup they toss for: their toss_request.should_stop is
+ * called again.
  *
  * Context: Process context.
  */
-void toss_node_wake_all(void)
+void toss_cache_wake(void)
 {
 	int nid;
 
@@ -288,60 +330,32 @@ void toss_node_wake_all(void)
 }
 
 /*
- * How cold is this pinned folio: 0, the coldest, to TOSS_LEVELS - 1.  Old
- * (inactive list, oldest generation) before young, and within each, by
- * how often it was referenced: not since it came in, once, more.
+ * Whether the memcg a pinned folio is charged to has memory.min or
+ * memory.low protection against the root, as computed when the toss began
+ * (toss_calc_protection()).  The folio's charge holds its memcg.
  */
-static int toss_folio_level(struct folio *folio)
+static bool toss_folio_protected(struct folio *folio)
 {
-	bool young = folio_test_active(folio), more = false;
-	int refs;
+	unsigned long min, low;
 
-#ifdef CONFIG_LRU_GEN
-	int gen = folio_lru_gen(folio);
-
-	if (gen >= 0) {
-		/*
-		 * No RCU needed: the pinned folio keeps its memcg charged
-		 * (and the memcg pinned), and our reference keeps migration
-		 * from moving the charge.
-		 */
-		struct lruvec *lruvec = folio_lruvec(folio);
-		unsigned long seq = READ_ONCE(lruvec->lrugen.min_seq[LRU_GEN_FILE]);
-
-		young = gen != lru_gen_from_seq(seq);
-		more = folio_lru_refs(folio) > 0;
-	}
-#endif
-	if (!folio_test_referenced(folio))
-		refs = 0;
-	else if (!more && !folio_test_workingset(folio))
-		refs = 1;
-	else
-		refs = 2;
-	return young * 3 + refs;
-}
-
-/* Whether this walk counts why pages stay: a whole toss, or a counting walk. */
-static bool toss_counts(const struct toss_control *tc)
-{
-	return tc->count_only || tc->nr_to_toss == ULONG_MAX;
+	rcu_read_lock();
+	mem_cgroup_protection(NULL, folio_memcg(folio), &min, &low);
+	rcu_read_unlock();
+	return min || low;
 }
 
 /*
  * Pin the folio at @pfn if it looks like clean, unmapped page cache of node
- * @nid, of a level of coldness up to @tc->level, and say which level in
- * *@level.  The first checks are made without a reference and are only
+ * @nid.  The first checks are made without a reference and are only
  * hints; they are made again under the folio lock, as mapping_evict_folio()
- * makes them.  A counting walk adds the folio to @tc->levels and pins
- * nothing.  When a pinned folio is left, *@skip says how many pfns after
- * @pfn it covers (read under the reference, so exact).
+ * makes them.  When a pinned folio is left, *@skip says how many pfns after
+ * @pfn it covers (read under the reference, so exact).  Folios of protected
+ * memcgs are left, uncounted, to the LRU walk that follows (@tc->protect).
  */
 static struct folio *toss_get_folio(struct page *page, unsigned long pfn,
 				    int nid, struct toss_control *tc,
-				    int *level, unsigned long *skip)
+				    unsigned long *skip)
 {
-	bool count = toss_counts(tc);
 	struct folio *folio;
 	long nr;
 
@@ -366,36 +380,19 @@ static struct folio *toss_get_folio(struct page *page, unsigned long pfn,
 		     folio_test_swapbacked(folio) ||
 		     folio_test_unevictable(folio)))
 		goto put;
-	if (count)
-		tc->nr_scanned += nr;
+	if (tc->protect && toss_folio_protected(folio))
+		goto put;
+	tc->nr_scanned += nr;
 	if (folio_test_dirty(folio)) {
-		if (count)
-			tc->nr_dirty += nr;
+		tc->nr_dirty += nr;
 		goto put;
 	}
 	if (folio_test_writeback(folio)) {
-		if (count)
-			tc->nr_writeback += nr;
+		tc->nr_writeback += nr;
 		goto put;
 	}
 	if (folio_mapped(folio)) {
-		if (count)
-			tc->nr_mapped += nr;
-		goto put;
-	}
-	/* Only a folio that could go needs its level. */
-	*level = toss_folio_level(folio);
-	if (*level > tc->level)
-		goto put;
-	if (tc->count_only) {
-		/* What the tossing walk will find locked or in use. */
-		if (folio_test_locked(folio) ||
-		    folio_ref_count(folio) > nr + folio_has_private(folio) + 1) {
-			tc->nr_busy += nr;
-		} else {
-			tc->levels[*level] += nr;
-			tc->last_pfn[*level] = pfn + *skip + 1;
-		}
+		tc->nr_mapped += nr;
 		goto put;
 	}
 	return folio;
@@ -412,9 +409,7 @@ put:
 struct toss_batch {
 	struct address_space *mapping;
 	struct folio_batch locked;
-	unsigned long count;	/* bit i: count why folio i stayed */
-	unsigned long budget;	/* bit i: folio i is in a cutoff's budget */
-	unsigned long cut;	/* bit i: folio i is of the cutoff level */
+	bool count;		/* count why folios stayed */
 	unsigned long pending;	/* pages in @locked */
 	struct folio_batch release;
 	bool isolated;		/* the folios were taken off their LRU list */
@@ -422,11 +417,13 @@ struct toss_batch {
 };
 
 /*
- * Back on its LRU list, a folio an LRU walk isolated and keeps, where it
- * was: under MGLRU in the generation it was taken from (or the oldest, if
- * that one is gone meanwhile), with its tier, not promoted as
- * folio_putback_lru() would promote it; at the young end of the list, as
- * isolate_lru_folios() rotates the folios it cannot take.  Drops our
+ * Back on its LRU list, a folio an LRU walk isolated and keeps: under MGLRU
+ * in the generation it was taken from (or the oldest, if that one is gone
+ * meanwhile), with its tier, not promoted as folio_putback_lru() would
+ * promote it, at the young end of the list, as isolate_lru_folios() rotates
+ * the folios it cannot take.  A folio that became unevictable meanwhile
+ * (mlocked, its mapping made unevictable) goes through folio_putback_lru(),
+ * which puts it on the unevictable list, as lru_add() would.  Drops our
  * reference.
  */
 static void toss_putback(struct folio *folio, int gen)
@@ -446,7 +443,7 @@ static void toss_putback(struct folio *folio, int gen)
 	lruvec = folio_lruvec(folio);
 	spin_lock_irq(&lruvec->lru_lock);
 	lrugen = &lruvec->lrugen;
-	if (!lrugen->enabled || folio_test_unevictable(folio) ||
+	if (!lrugen->enabled || !folio_evictable(folio) ||
 	    !folio_is_file_lru(folio)) {
 		spin_unlock_irq(&lruvec->lru_lock);
 		goto putback;
@@ -611,28 +608,17 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 				folios_put(&b->release);
 			continue;
 		}
-		if (b->count & (1UL << i)) {
+		if (b->count) {
 			if (folio_test_dirty(folio))
 				tc->nr_dirty += nr;
 			else
 				tc->nr_busy += nr;
 		}
-		/*
-		 * What the cutoff level did not give, it may give elsewhere;
-		 * a colder folio that stays gives its place to the cutoff level.
-		 */
-		if (b->budget & (1UL << i))
-			tc->level_left += nr;
-		if (b->cut & (1UL << i))
-			tc->cut_failed += nr;
 		folio_unlock(folio);
 		toss_keep(b, folio);
 	}
 	folio_batch_reinit(&b->locked);
 	b->mapping = NULL;
-	b->count = 0;
-	b->budget = 0;
-	b->cut = 0;
 	b->pending = 0;
 }
 
@@ -642,37 +628,25 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
  * steps over what lies between its folios, stays short.
  */
 static void toss_queue(struct toss_batch *b, struct folio *folio,
-		       struct address_space *mapping, bool count, bool budget,
-		       bool cut, struct toss_control *tc)
+		       struct address_space *mapping, struct toss_control *tc)
 {
 	if (b->mapping != mapping ||
 	    (folio_batch_count(&b->locked) &&
 	     abs_diff(folio->index, b->locked.folios[0]->index) > TOSS_INDEX_SPAN))
 		toss_flush(b, tc);
 	b->mapping = mapping;
-	if (count)
-		b->count |= 1UL << folio_batch_count(&b->locked);
-	if (budget)
-		b->budget |= 1UL << folio_batch_count(&b->locked);
-	if (cut)
-		b->cut |= 1UL << folio_batch_count(&b->locked);
 	b->pending += folio_nr_pages(folio);
 	if (!folio_batch_add(&b->locked, folio))
 		toss_flush(b, tc);
 }
 
-/**
- * toss_node_free_pages - free pages of a node
- * @nid: the node
- *
- * Pages freed a moment ago may still sit on the per-CPU page lists, which
- * NR_FREE_PAGES does not count: drain them first, on every CPU (so only
- * for privileged tosses, which ask for a free memory target).
- *
- * Context: Process context, may sleep.
- * Return: the number of free pages in all zones of node @nid.
+/*
+ * Free pages of node @nid.  Pages freed a moment ago may still sit on the
+ * per-CPU page lists, which NR_FREE_PAGES does not count: drain them
+ * first, on every CPU (so only for tosses with a free memory target, which
+ * only privileged callers may ask for).
  */
-unsigned long toss_node_free_pages(int nid)
+static unsigned long toss_node_free_pages(int nid)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
 	int i;
@@ -739,7 +713,7 @@ static unsigned long toss_skip_hole(unsigned long pfn)
 #endif
 }
 
-/**
+/*
  * toss_node_range - the page frames a walk of a node covers
  * @nid: the node
  * @start: its first pfn
@@ -748,13 +722,10 @@ static unsigned long toss_skip_hole(unsigned long pfn)
  * Those its zones span, but for ZONE_DEVICE, whose memory (persistent
  * memory, device memory) is never page cache that a toss can drop and may
  * be far larger than the node's RAM.  A toss reads it once for all the
- * node's walkers (toss_control.start_pfn, toss_control.end_pfn), so that
- * their stripes are dealt from one origin even if memory is hot-added
- * meanwhile.
- *
- * Context: Any context; call under get_online_mems() for a stable answer.
+ * node's walkers, under get_online_mems(), so that their stripes are dealt
+ * from one origin even if memory is hot-added meanwhile.
  */
-void toss_node_range(int nid, unsigned long *start, unsigned long *end)
+static void toss_node_range(int nid, unsigned long *start, unsigned long *end)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
 	int i;
@@ -774,76 +745,132 @@ void toss_node_range(int nid, unsigned long *start, unsigned long *end)
 }
 
 /*
- * Workers a toss of one node gets: 0 gives one per CPU that runs them (the
- * tossing cpuset's own, see cpuset.memory_toss_cache); more cannot run at
- * once.  An admin may set fewer, or more.  A small node gets fewer: at
- * least two stripes of TOSS_STRIPE pfns each.
+ * A whole toss of scope node: kernel threads walk each node's page frames,
+ * all nodes at once, each node split among its workers, stripe by stripe.
+ * The job lives until its last worker is done: a caller killed while its
+ * workers finish leaves it to them.
  */
-static unsigned int toss_workers_per_node;
-module_param_named(workers_per_node, toss_workers_per_node, uint, 0644);
-MODULE_PARM_DESC(workers_per_node,
-		 "Workers walking one node's pfns for a toss (0: one per CPU of the cpuset's that may run them)");
+struct toss_work {
+	struct toss_job *job;
+	int nid;
+	int ret;
+	struct toss_turn turn;		/* worker 0: the node's turn */
+	atomic_t node_left;		/* worker 0: the node's walkers running */
+	struct completion node_done;	/* worker 0: all of them are done */
+	cpumask_var_t cpus;		/* where this worker runs */
+	unsigned long recheck;		/* when to look at @cpus again */
+	struct toss_control tc;
+};
 
-#define TOSS_MAX_WORKERS	64UL
+struct toss_job {
+	refcount_t ref;			/* the caller's, and each thread's */
+	atomic_t pending;		/* nodes still at work, +1 */
+	struct completion done;
+	atomic_t abort;			/* the caller was interrupted */
+	struct toss_request req;	/* a copy: the caller's may be gone */
+	cpumask_var_t caller_cpus;	/* the last resort for the workers */
+	int nr;
+	struct toss_work tw[] __counted_by(nr);
+};
 
-/*
- * The workers of a whole toss share a node stripe by stripe, dealt round
- * robin: a stripe is 16 MiB (or the largest buddy block, if that is
- * larger), aligned, so that no free block and no large folio of the page
- * cache lies across two of them, and small enough that the cache of one
- * job, which the allocator placed in one part of the node, is shared out
- * among all of them.
- */
-#define TOSS_STRIPE		max_t(unsigned long, SZ_16M >> PAGE_SHIFT, \
-				      MAX_ORDER_NR_PAGES)
-
-/**
- * toss_node_workers - how many workers a toss of a node gets
- * @nid: the node
- * @cpus: the CPUs that will run them
- *
- * Context: Any context.
- * Return: 1 to TOSS_MAX_WORKERS: each walks every n-th stripe of the node
- * (toss_control.worker and toss_control.nr_workers).
- */
-unsigned int toss_node_workers(int nid, const struct cpumask *cpus)
+static void toss_job_put(struct toss_job *job)
 {
-	unsigned long start, end;
-	unsigned int n = READ_ONCE(toss_workers_per_node);
+	int i;
 
-	if (!n)
-		n = cpumask_weight(cpus);
-	toss_node_range(nid, &start, &end);
-	n = min3((unsigned long)n, TOSS_MAX_WORKERS,
-		 (end - start) / (2 * TOSS_STRIPE));
-	return max(n, 1U);
+	if (!refcount_dec_and_test(&job->ref))
+		return;
+	for (i = 0; i < job->nr; i++)
+		free_cpumask_var(job->tw[i].cpus);
+	free_cpumask_var(job->caller_cpus);
+	kvfree(job);
 }
 
-/* One walk of the pfns of node @nid from @pfn to @end_pfn. */
+/* Clear the CPUs of @mask that are offline or isolated. */
+static void toss_drop_isolated(struct cpumask *mask)
+{
+	int cpu;
+
+	for_each_cpu(cpu, mask)
+		if (!cpu_online(cpu) || cpu_is_isolated(cpu))
+			__cpumask_clear_cpu(cpu, mask);
+}
+
+/*
+ * Where the workers of node @nid run: the CPUs the caller names (its
+ * toss_request.cpus) that are online, not isolated and on the node, or,
+ * where there are none of those (a node without CPUs), the others of them;
+ * failing that, the caller's own, isolated or not as a last resort.
+ */
+static void toss_cpus(struct toss_job *job, int nid, struct cpumask *mask)
+{
+	const struct toss_request *req = &job->req;
+
+	if (req->cpus)
+		req->cpus(req->data, mask);
+	else
+		cpumask_copy(mask, job->caller_cpus);
+	toss_drop_isolated(mask);
+	if (cpumask_intersects(mask, cpumask_of_node(nid)))
+		cpumask_and(mask, mask, cpumask_of_node(nid));
+	if (cpumask_empty(mask)) {
+		cpumask_copy(mask, job->caller_cpus);
+		toss_drop_isolated(mask);
+	}
+	if (cpumask_empty(mask))
+		cpumask_copy(mask, job->caller_cpus);
+}
+
+/*
+ * 0 to go on, -EINTR on a signal to the caller, -ENODEV when its
+ * toss_request.should_stop says stop.  A worker thread, which gets no
+ * signals, learns of the caller's from the job, may freeze here (it holds
+ * nothing), and follows a change of its CPUs.  The caller's callbacks are
+ * called under RCU only while the job is not aborted: a caller that
+ * leaves early aborts the job and waits for a grace period first.
+ */
+static int toss_stopped(struct toss_control *tc)
+{
+	const struct toss_request *req = tc->req;
+	struct toss_job *job = tc->job;
+	struct toss_work *tw;
+	int ret = 0;
+
+	if (!job) {
+		if (signal_pending(current))
+			return -EINTR;
+		if (req->should_stop && req->should_stop(req->data))
+			return -ENODEV;
+		return 0;
+	}
+	try_to_freeze();
+	tw = container_of(tc, struct toss_work, tc);
+	rcu_read_lock();
+	if (atomic_read(&job->abort)) {
+		ret = -EINTR;
+	} else if (req->should_stop && req->should_stop(req->data)) {
+		ret = -ENODEV;
+	} else if (time_after_eq(jiffies, tw->recheck)) {
+		tw->recheck = jiffies + TOSS_CPUS_RECHECK;
+		toss_cpus(job, tw->nid, tw->cpus);
+	}
+	rcu_read_unlock();
+	if (!ret && !cpumask_equal(current->cpus_ptr, tw->cpus))
+		set_cpus_allowed_ptr(current, tw->cpus);
+	return ret;
+}
+
+/* A whole toss's walk of the pfns of node @nid from @pfn to @end_pfn. */
 static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 		      unsigned long end_pfn)
 {
-	struct toss_batch b = { .mapping = NULL, .gen = -1 };
-	bool count = toss_counts(tc);
+	struct toss_batch b = { .mapping = NULL, .gen = -1, .count = true };
 	int ret = 0;
 
 	BUILD_BUG_ON(PAGEVEC_SIZE > BITS_PER_LONG);
 	folio_batch_init(&b.locked);
 	folio_batch_init(&b.release);
-	while (pfn < end_pfn && tc->nr_tossed < tc->nr_to_toss) {
+	while (pfn < end_pfn) {
 		unsigned long batch_end = min(end_pfn, pfn + TOSS_PFN_BATCH);
-		bool full = false;
-
-		/*
-		 * The cutoff level gave all it may and nothing colder lies
-		 * ahead: done, or, if colder folios it counted are gone
-		 * meanwhile, the cutoff level makes up for them.
-		 */
-		if (!tc->level_left && pfn >= tc->stop_pfn) {
-			if (tc->nr_tossed >= tc->nr_to_toss)
-				break;
-			tc->level_left = tc->nr_to_toss - tc->nr_tossed;
-		}
 
 		/*
 		 * The memmap of the batch stays while we look at it.  (While
@@ -851,56 +878,29 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 		 * is seen only after it.)
 		 */
 		get_online_mems();
-		for (; pfn < batch_end && !full; pfn++) {
+		for (; pfn < batch_end; pfn++) {
 			struct page *page = pfn_to_online_page(pfn);
-			unsigned long skip, left;
 			struct address_space *mapping;
 			struct folio *folio;
-			bool budgeted, cut;
-			long nr;
-			int level;
+			unsigned long skip;
 
 			if (!page) {
 				pfn += toss_skip_hole(pfn);
 				continue;
 			}
-			folio = toss_get_folio(page, pfn, nid, tc, &level, &skip);
+			folio = toss_get_folio(page, pfn, nid, tc, &skip);
 			if (!folio) {
 				pfn += skip ?: toss_skip(page, pfn);
 				continue;
 			}
 			/* Skip the rest of a large folio. */
-			nr = folio_nr_pages(folio);
 			pfn += skip;
-			/* A partial toss never drops more than it was asked. */
-			left = tc->nr_to_toss - tc->nr_tossed - b.pending;
-			budgeted = tc->level_left != ULONG_MAX;
-			cut = budgeted && level == tc->level;
-			if (cut)
-				left = min(left, tc->level_left);
-			if (nr > left) {
-				if (left)
-					tc->nr_too_big += nr;
-				/* Where to come back if the budget comes back. */
-				else if (cut && !tc->resume_pfn)
-					tc->resume_pfn = pfn + 1 - nr;
-				folio_put(folio);
-				continue;
-			}
-			mapping = toss_lock_folio(folio, tc, count);
+			mapping = toss_lock_folio(folio, tc, true);
 			if (!mapping) {
-				/* A colder folio stays: its place goes to the cutoff level. */
-				if (budgeted && !cut)
-					tc->level_left += nr;
-				if (cut)
-					tc->cut_failed += nr;
 				folio_put(folio);
 				continue;
 			}
-			if (cut)
-				tc->level_left -= nr;
-			toss_queue(&b, folio, mapping, count, budgeted, cut, tc);
-			full = tc->nr_tossed + b.pending >= tc->nr_to_toss;
+			toss_queue(&b, folio, mapping, tc);
 		}
 		/* No folio stays locked across a reschedule. */
 		toss_flush(&b, tc);
@@ -915,50 +915,21 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 	return ret;
 }
 
-/* This worker's part of the node from @from to @end: all, or its stripes. */
-static int toss_node_span(int nid, struct toss_control *tc,
-			  unsigned long from, unsigned long end)
+/* One walk of the node: all of its pfns, or this worker's stripes. */
+static int toss_node_pfns(int nid, struct toss_control *tc)
 {
-	unsigned long pfn, step;
+	unsigned long pfn, step, end = tc->end_pfn;
 	int ret = 0;
 
+	tc->nr_walks++;
 	if (tc->nr_workers <= 1)
-		return toss_range(nid, tc, from, end);
+		return toss_range(nid, tc, tc->start_pfn, end);
 	step = (unsigned long)tc->nr_workers * TOSS_STRIPE;
 	pfn = ALIGN_DOWN(tc->start_pfn, TOSS_STRIPE) + tc->worker * TOSS_STRIPE;
-	for (; pfn < end && !ret && tc->nr_tossed < tc->nr_to_toss; pfn += step)
-		if (pfn + TOSS_STRIPE > from)
-			ret = toss_range(nid, tc, max(pfn, from),
+	for (; pfn < end && !ret; pfn += step)
+		if (pfn + TOSS_STRIPE > tc->start_pfn)
+			ret = toss_range(nid, tc, max(pfn, tc->start_pfn),
 					 min(pfn + TOSS_STRIPE, end));
-	return ret;
-}
-
-/*
- * One walk of the node: all of its pfns, or this worker's stripes of
- * them.  A counting walk tosses nothing and adds up in @tc->levels what
- * could be tossed; a tossing walk takes the folios of the levels up to
- * @tc->level, with the budgets the counting walk gave.  When folios it
- * took turn out to stay, their budget goes back to the cutoff level: if
- * the walk has passed the last folios of that level by then, it goes on
- * from the first one it left for want of budget (part of the walk again,
- * not a new one).
- */
-static int toss_node_pass(int nid, struct toss_control *tc)
-{
-	unsigned long start = tc->start_pfn, end = tc->end_pfn, resume;
-	int ret;
-
-	if (start >= end) {
-		toss_node_range(nid, &start, &end);
-		tc->start_pfn = start;
-	}
-	tc->nr_walks++;
-	ret = toss_node_span(nid, tc, start, end);
-	resume = tc->resume_pfn;
-	if (!ret && resume && tc->level_left && tc->nr_tossed < tc->nr_to_toss) {
-		tc->stop_pfn = end;
-		ret = toss_node_span(nid, tc, resume, end);
-	}
 	return ret;
 }
 
@@ -1010,7 +981,29 @@ struct toss_scan {
 	unsigned long left;		/* pages of @src still to look at */
 	struct folio *first_kept;	/* the first folio this walk rotated */
 	bool count;			/* count why folios stay */
+	int level;			/* take folios up to this level */
+	bool first;			/* the first walk of the list */
 };
+
+/*
+ * Levels of coldness of a toss of part of a memcg's cache, coldest first:
+ * not referenced since it came in, then referenced once (not active, not
+ * in the workingset, no MGLRU tier), then the rest.  Each is taken oldest
+ * first before the next one is looked at.
+ */
+#define TOSS_LEVELS	3
+
+static int toss_folio_level(struct folio *folio)
+{
+	bool more = folio_test_active(folio) || folio_test_workingset(folio);
+
+#ifdef CONFIG_LRU_GEN
+	more |= folio_lru_gen(folio) >= 0 && folio_lru_refs(folio) > 0;
+#endif
+	if (more)
+		return 2;
+	return folio_test_referenced(folio);
+}
 
 /*
  * Take the folios that may go off the tail of the list onto @dst, looking
@@ -1055,8 +1048,6 @@ static unsigned int toss_isolate(struct toss_scan *s, struct list_head *dst,
 		}
 #endif
 		s->left -= min_t(unsigned long, s->left, nr);
-		if (s->count)
-			tc->nr_scanned += nr;
 		if (folio_mapped(folio))
 			why = &tc->nr_mapped;
 		else if (folio_test_dirty(folio))
@@ -1065,8 +1056,18 @@ static unsigned int toss_isolate(struct toss_scan *s, struct list_head *dst,
 			why = &tc->nr_writeback;
 		else if (folio_test_locked(folio))
 			why = &tc->nr_busy;
+		if (!why && toss_folio_level(folio) > s->level) {
+			/* For a later walk of the list, uncounted. */
+			if (!s->first_kept)
+				s->first_kept = folio;
+			list_move(&folio->lru, s->src);
+			continue;
+		}
+		/* Counted once: the first walk, or the one of its level. */
+		if (s->count && (s->first || !why))
+			tc->nr_scanned += nr;
 		if (why) {
-			if (s->count)
+			if (s->count && s->first)
 				*why += nr;
 			if (!s->first_kept)
 				s->first_kept = folio;
@@ -1100,7 +1101,9 @@ static unsigned int toss_isolate(struct toss_scan *s, struct list_head *dst,
 static bool toss_isolated(struct list_head *list, struct toss_scan *s,
 			  struct toss_control *tc)
 {
-	struct toss_batch b = { .isolated = true, .gen = s->gen };
+	struct toss_batch b = {
+		.isolated = true, .gen = s->gen, .count = s->count,
+	};
 	struct folio *folio, *next;
 	bool done = false;
 
@@ -1123,7 +1126,7 @@ static bool toss_isolated(struct list_head *list, struct toss_scan *s,
 			toss_unisolate(folio, true, s->gen);
 			continue;
 		}
-		toss_queue(&b, folio, mapping, s->count, false, false, tc);
+		toss_queue(&b, folio, mapping, tc);
 		done = tc->nr_tossed + b.pending >= tc->nr_to_toss;
 	}
 	toss_flush(&b, tc);
@@ -1138,11 +1141,11 @@ static bool toss_isolated(struct list_head *list, struct toss_scan *s,
  */
 static int toss_lru_list(struct lruvec *lruvec, struct list_head *src,
 			 int gen, unsigned long size, struct toss_control *tc,
-			 bool count)
+			 bool count, int level, bool first)
 {
 	struct toss_scan s = {
 		.lruvec = lruvec, .src = src, .gen = gen, .left = size,
-		.count = count,
+		.count = count, .level = level, .first = first,
 	};
 	LIST_HEAD(isolated);
 	int ret;
@@ -1163,15 +1166,17 @@ static int toss_lru_list(struct lruvec *lruvec, struct list_head *src,
 }
 
 /*
- * Pages on a memcg's classic LRU list @lru of one node: exact, kept under
- * the LRU lock by update_lru_size() (memcg is enabled: see
- * toss_node_memcg()).
+ * Pages on a classic LRU list @lru of one lruvec: a memcg's on one node,
+ * exact, kept under the LRU lock by update_lru_size(); or, when the memory
+ * controller is disabled, the node's own.
  */
 static unsigned long toss_lru_size(struct lruvec *lruvec, enum lru_list lru)
 {
 	unsigned long size = 0;
 	int zid;
 
+	if (mem_cgroup_disabled())
+		return lruvec_page_state(lruvec, NR_LRU_BASE + lru);
 	for (zid = 0; zid < MAX_NR_ZONES; zid++)
 		size += mem_cgroup_get_zone_lru_size(lruvec, lru, zid);
 	return size;
@@ -1208,9 +1213,9 @@ static unsigned long toss_lruvec_pages(struct lruvec *lruvec)
 	return size;
 }
 
-/* The file folios of one memcg on one node, oldest first. */
-static int toss_lruvec(struct lruvec *lruvec, struct toss_control *tc,
-		       bool count)
+/* The file folios of one memcg on one node up to @level, oldest first. */
+static int toss_lruvec_level(struct lruvec *lruvec, struct toss_control *tc,
+			     bool count, int level, bool first)
 {
 	enum lru_list lru;
 	int ret = 0;
@@ -1231,7 +1236,8 @@ static int toss_lruvec(struct lruvec *lruvec, struct toss_control *tc,
 				continue;
 			ret = toss_lru_list(lruvec,
 					    &lrugen->folios[gen][LRU_GEN_FILE][zone],
-					    gen, size + TOSS_SCAN_BATCH, tc, count);
+					    gen, size + TOSS_SCAN_BATCH, tc, count,
+					    level, first);
 			if (tc->nr_tossed >= tc->nr_to_toss)
 				return ret;
 		}
@@ -1244,7 +1250,26 @@ static int toss_lruvec(struct lruvec *lruvec, struct toss_control *tc,
 		if (!size)
 			continue;
 		ret = toss_lru_list(lruvec, &lruvec->lists[lru], -1, size, tc,
-				    count);
+				    count, level, first);
+		if (tc->nr_tossed >= tc->nr_to_toss)
+			break;
+	}
+	return ret;
+}
+
+/*
+ * The file folios of one memcg on one node, oldest first: all of them in
+ * one walk of its lists, or, for a toss of part of them, level by level
+ * (TOSS_LEVELS walks at most).
+ */
+static int toss_lruvec(struct lruvec *lruvec, struct toss_control *tc,
+		       bool count)
+{
+	int first = tc->nr_to_toss == ULONG_MAX ? TOSS_LEVELS - 1 : 0;
+	int level, ret = 0;
+
+	for (level = first; level < TOSS_LEVELS && !ret; level++) {
+		ret = toss_lruvec_level(lruvec, tc, count, level, level == first);
 		if (tc->nr_tossed >= tc->nr_to_toss)
 			break;
 	}
@@ -1254,8 +1279,9 @@ static int toss_lruvec(struct lruvec *lruvec, struct toss_control *tc,
 /*
  * Pages @memcg may give to a toss for @target: what its usage exceeds its
  * effective protection against @target, memory.min, and memory.low unless
- * @ignore_low (as reclaim, which computes the same effective values).
- * Sets *@low_held when memory.low held back some of it.
+ * @ignore_low (as reclaim, which computes the same effective values);
+ * ULONG_MAX when it has no protection.  Sets *@low_held when memory.low
+ * held back some of it.
  */
 static unsigned long toss_memcg_avail(struct mem_cgroup *target,
 				      struct mem_cgroup *memcg, bool ignore_low,
@@ -1281,14 +1307,32 @@ static unsigned long toss_memcg_avail(struct mem_cgroup *target,
 }
 
 /*
- * One walk of the LRU lists of @tc->memcg's subtree on node @nid, memcg by
- * memcg in pre-order, each oldest first and giving no more than
- * toss_memcg_avail() allows.  With @total (the pages all of them could
- * give, for a toss of part of it), each gives its share of what is still
- * wanted in proportion to what it could give.
+ * The effective protection of every memcg against the root, top-down as
+ * mem_cgroup_calculate_protection() wants it, for a whole toss's walk of
+ * the page frames to tell protected folios (toss_folio_protected()).
  */
-static int toss_memcgs(int nid, struct toss_control *tc, bool ignore_low,
-		       unsigned long total, bool *low_held)
+static void toss_calc_protection(void)
+{
+	struct mem_cgroup *memcg = mem_cgroup_iter(NULL, NULL, NULL);
+
+	while (memcg) {
+		mem_cgroup_calculate_protection(NULL, memcg);
+		cond_resched();
+		memcg = mem_cgroup_iter(NULL, memcg, NULL);
+	}
+}
+
+/*
+ * One walk of the LRU lists on node @nid of @tc->memcg's subtree (every
+ * memcg for NULL), memcg by memcg in pre-order, each oldest first and
+ * giving no more than toss_memcg_avail() allows.  With @total (the pages
+ * all of them could give, for a toss of part of it), each gives its share
+ * of what is still wanted in proportion to what it could give.  With
+ * @protected_only, only the memcgs with protection, those a whole toss's
+ * walk of the page frames left.
+ */
+static int toss_memcgs(int nid, struct toss_control *tc, bool protected_only,
+		       bool ignore_low, unsigned long total, bool *low_held)
 {
 	unsigned long want = tc->nr_to_toss - tc->nr_tossed;
 	unsigned long to_toss = tc->nr_to_toss;
@@ -1307,11 +1351,14 @@ static int toss_memcgs(int nid, struct toss_control *tc, bool ignore_low,
 			break;
 		/* Every memcg's, in pre-order: its children's derive from it. */
 		cap = toss_memcg_avail(tc->memcg, memcg, ignore_low, low_held);
+		if (protected_only && cap == ULONG_MAX)
+			continue;
 		/* An empty lruvec costs no lock. */
 		size = toss_lruvec_pages(lruvec);
 		cap = min(size, cap);
 		if (total)
-			cap = min(cap, mult_frac(want, cap, total) + 1);
+			cap = min_t(u64, cap,
+				    mul_u64_u64_div_u64(want, cap, total) + 1);
 		if (!cap)
 			continue;
 		tc->nr_to_toss = min(to_toss, tc->nr_tossed + cap);
@@ -1335,92 +1382,77 @@ static unsigned long toss_memcgs_avail(int nid, struct toss_control *tc)
 
 	memcg = mem_cgroup_iter(tc->memcg, NULL, NULL);
 	do {
+		struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
 		unsigned long avail;
 
+		cond_resched();
 		avail = toss_memcg_avail(tc->memcg, memcg, false, &low_held);
-		total += min(avail, toss_lruvec_pages(mem_cgroup_lruvec(memcg,
-							NODE_DATA(nid))));
+		avail = min(avail, toss_lruvec_pages(lruvec));
+		total = min(ULONG_MAX - 1, total + avail);
 	} while ((memcg = mem_cgroup_iter(tc->memcg, memcg, NULL)));
 	return total;
 }
 
 /*
- * A toss limited to @tc->memcg's subtree walks the LRU lists of its memcgs
- * on the node: the cost is in proportion to the subtree's own page cache
- * on the node, not to the node's size.  It is run by the writer itself.
- * A whole toss takes from every memcg what lies above its protection; a
- * toss of part of it first takes from each memcg in proportion to what it
- * could give, then, if that fell short (kept folios), from any of them in
- * order.  memory.low is set aside, as reclaim sets it aside, only when
- * nothing else could give.  Only the first walk of a memcg counts what it
- * keeps.
+ * A toss of the LRU lists of node @nid: the cost is in proportion to the
+ * folios on the lists looked at, not to the node's size.  A whole toss
+ * takes from every memcg what lies above its protection; a toss of part
+ * of it first takes from each memcg in proportion to what it could give,
+ * then, if that fell short (kept folios), from any of them in order.
+ * memory.low is set aside, as reclaim sets it aside, only when nothing
+ * else could give.  Only the first walk of a memcg counts what it keeps.
+ * With @tc->protect, only the protected memcgs (after a whole toss's walk
+ * of the page frames).
  */
-static int toss_node_memcg(int nid, struct toss_control *tc)
+static int toss_node_lru(int nid, struct toss_control *tc)
 {
 	unsigned long before = tc->nr_tossed, total;
-	bool low_held = false;
+	bool only = tc->protect, low_held = false;
 	int ret;
 
-	if (mem_cgroup_disabled())
-		return -EOPNOTSUPP;
 	if (tc->nr_to_toss == ULONG_MAX) {
-		ret = toss_memcgs(nid, tc, false, 0, &low_held);
-		if (!ret && tc->nr_tossed == before && low_held)
-			ret = toss_memcgs(nid, tc, true, 0, &low_held);
+		ret = toss_memcgs(nid, tc, only, false, 0, &low_held);
+		if (!ret && tc->nr_tossed == before && low_held && !only)
+			ret = toss_memcgs(nid, tc, only, true, 0, &low_held);
 		return ret;
 	}
 	total = toss_memcgs_avail(nid, tc);
-	ret = toss_memcgs(nid, tc, false, total, &low_held);
+	ret = toss_memcgs(nid, tc, false, false, total, &low_held);
 	if (!ret && tc->nr_tossed < tc->nr_to_toss && total)
-		ret = toss_memcgs(nid, tc, false, 0, &low_held);
+		ret = toss_memcgs(nid, tc, false, false, 0, &low_held);
 	if (!ret && tc->nr_tossed < tc->nr_to_toss && low_held)
-		ret = toss_memcgs(nid, tc, true, 0, &low_held);
+		ret = toss_memcgs(nid, tc, false, true, 0, &low_held);
 	return ret;
 }
 
-/**
- * toss_node_cache - drop clean, unmapped page cache from one node
- * @nid: the node whose page cache is dropped
- * @tc: how much to drop and where the counts go
- *
- * Drops up to @tc->nr_to_toss pages of clean, unmapped page cache whose
- * memory is on node @nid, coldest first when the amount limits the toss:
- * of the page frames this walker covers, those of levels below @tc->level,
- * and of @tc->level up to @tc->level_left pages (a counting walk,
- * @tc->count_only, tosses nothing and fills in @tc->levels).  With
- * @tc->memcg, the subtree's LRU lists are walked instead.  Dirty,
- * writeback, mapped, shmem/tmpfs, anonymous and unevictable memory is
- * never touched, nor is memory on any other node.  The caller should have
- * drained the per-CPU LRU caches where they may hold what it wants to
- * toss.
- *
- * The walk stops early, between two batches, on a signal to the task that
- * runs it (a process tossing in its own context) or when @tc->should_stop
- * says so (how a kernel worker, which gets no signals, learns that the
- * writer it works for was interrupted or its cgroup removed).
- *
- * Context: Process context, may sleep; no locks held.  A caller that must
- * not pile up with other walkers of the node holds the node's turn
- * (toss_node_turn_queue()).
- * Return: 0, -EINTR if a signal cut the walk short, -ENODEV if
- * @tc->should_stop did, or -EOPNOTSUPP for @tc->memcg when the memory
- * controller is disabled.  What was tossed so far is in @tc either way.
+/*
+ * One walker's toss of node @nid, by the walk @tc asks for (for the first
+ * worker of a whole toss, also the protected memcgs' LRU lists), then its
+ * slab if asked; counted in the node's vmstat and traced.
  */
-int toss_node_cache(int nid, struct toss_control *tc)
+static int toss_node_cache(int nid, struct toss_control *tc)
 {
 	unsigned long scanned = tc->nr_scanned, tossed = tc->nr_tossed;
 	u64 start;
 	int ret = 0;
 
-	if (!node_state(nid, N_MEMORY))
-		return 0;
-	tc->nr_walks = 0;
 	trace_toss_node_begin(tc, nid);
 	start = ktime_get_ns();
-	if (tc->memcg)
-		ret = toss_node_memcg(nid, tc);
-	else if (tc->nr_to_toss)
-		ret = toss_node_pass(nid, tc);
+	if (!tc->nr_to_toss)
+		ret = 0;
+	else if (tc->lru)
+		ret = toss_node_lru(nid, tc);
+	else
+		ret = toss_node_pfns(nid, tc);
+	/*
+	 * What the walk of the page frames left to protected memcgs: the
+	 * first worker takes it from their LRU lists meanwhile.
+	 */
+	if (!ret && !tc->lru && tc->protect && !tc->worker) {
+		tc->lru = true;
+		ret = toss_node_lru(nid, tc);
+		tc->lru = false;
+	}
 	if (!ret && tc->slab)
 		ret = toss_node_slab(nid, tc);
 	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_SCANNED,
@@ -1428,5 +1460,401 @@ int toss_node_cache(int nid, struct toss_control *tc)
 	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_TOSSED,
 			    tc->nr_tossed - tossed);
 	trace_toss_node_end(tc, nid, ktime_get_ns() - start, ret);
+	return ret;
+}
+
+/* Add one walker's counts to the result. */
+static void toss_add(struct toss_result *res, const struct toss_control *tc,
+		     int nid)
+{
+	res->nr_scanned += tc->nr_scanned;
+	res->nr_tossed += tc->nr_tossed;
+	res->nr_dirty += tc->nr_dirty;
+	res->nr_writeback += tc->nr_writeback;
+	res->nr_mapped += tc->nr_mapped;
+	res->nr_busy += tc->nr_busy;
+	res->nr_slab += tc->nr_slab;
+	if (res->node_tossed)
+		res->node_tossed[nid] += tc->nr_tossed;
+}
+
+/* Whether the workers of @data, a job, should stop: see toss_stopped(). */
+static bool toss_job_stop(void *data)
+{
+	struct toss_job *job = data;
+	bool stop;
+
+	rcu_read_lock();
+	stop = atomic_read(&job->abort) ||
+	       (job->req.should_stop && job->req.should_stop(job->req.data));
+	rcu_read_unlock();
+	return stop;
+}
+
+/* One walk of one worker; the last of the node's tells the first. */
+static void toss_work_walk(struct toss_work *tw)
+{
+	struct toss_work *first = tw - tw->tc.worker;
+
+	lru_add_drain();
+	tw->ret = toss_node_cache(tw->nid, &tw->tc);
+	if (atomic_dec_and_test(&first->node_left))
+		complete(&first->node_done);
+}
+
+static void toss_node_run(struct toss_work *first);
+
+static int toss_thread(void *data)
+{
+	struct toss_work *tw = data;
+	struct toss_job *job = tw->job;
+
+	set_freezable();
+	if (tw->tc.worker)
+		toss_work_walk(tw);
+	else
+		toss_node_run(tw);
+	toss_job_put(job);
+	return 0;
+}
+
+/*
+ * Start a kernel thread for a walker, on its CPUs, its task and stack on
+ * the node of those CPUs (never on a node without CPUs, whose memory may
+ * be far).  False when none could be made.
+ */
+static bool toss_start(struct toss_work *tw)
+{
+	unsigned int cpu = cpumask_first(tw->cpus);
+	struct task_struct *task;
+
+	refcount_inc(&tw->job->ref);
+	task = kthread_create_on_node(toss_thread, tw,
+				      cpu < nr_cpu_ids ? cpu_to_node(cpu) :
+							 NUMA_NO_NODE,
+				      "toss_cache/%d:%u", tw->nid, tw->tc.worker);
+	if (IS_ERR(task)) {
+		refcount_dec(&tw->job->ref);
+		return false;
+	}
+	tw->recheck = jiffies + TOSS_CPUS_RECHECK;
+	/*
+	 * Not kthread_bind_mask(): it waits, uninterruptibly, for the new
+	 * thread to be off the CPU kthreadd gave it, which may be busy.
+	 */
+	set_cpus_allowed_ptr(task, tw->cpus);
+	wake_up_process(task);
+	return true;
+}
+
+/*
+ * The work of one node, by its first worker, a kernel thread: wait for the
+ * node's turn, start the node's other workers, walk its own stripes (and
+ * those of the workers it could not start), wait for them, and end the
+ * turn.
+ */
+static void toss_node_run(struct toss_work *first)
+{
+	struct toss_job *job = first->job;
+	unsigned int i, n = first->tc.nr_workers;
+	unsigned long unstarted = 0;	/* n <= TOSS_MAX_WORKERS */
+	int ret;
+
+	ret = toss_node_turn_wait(first->nid, &first->turn, toss_job_stop,
+				  job);
+	if (!ret) {
+		atomic_set(&first->node_left, n);
+		for (i = 1; i < n; i++)
+			if (!toss_start(&first[i]))
+				unstarted |= BIT(i);
+		toss_work_walk(first);
+		for (i = 1; i < n; i++)
+			if (unstarted & BIT(i))
+				toss_work_walk(&first[i]);
+		/* They stop at their next batch when the toss should. */
+		wait_for_completion_state(&first->node_done,
+					  TASK_IDLE | TASK_FREEZABLE);
+		for (i = 0; i < n && !ret; i++)
+			ret = first[i].ret;
+		toss_node_turn_end(first->nid);
+	}
+	first->ret = ret;
+	if (atomic_dec_and_test(&job->pending))
+		complete(&job->done);
+}
+
+/*
+ * Set up the workers of node @nid from @tw on: as many as it has of the
+ * caller's CPUs to run them, TOSS_MAX_WORKERS at most, and on a small node
+ * fewer (at least two stripes each).  Returns how many, or -ENOMEM.
+ */
+static int toss_split(struct toss_job *job, int nid, struct toss_work *tw,
+		      bool protect)
+{
+	unsigned long start, end;
+	unsigned int i, n;
+
+	if (!zalloc_cpumask_var(&tw->cpus, GFP_KERNEL))
+		return -ENOMEM;
+	toss_cpus(job, nid, tw->cpus);
+	toss_node_range(nid, &start, &end);
+	n = min3((unsigned long)cpumask_weight(tw->cpus),
+		 (unsigned long)TOSS_MAX_WORKERS, (end - start) / (2 * TOSS_STRIPE));
+	n = max(n, 1U);
+	for (i = 0; i < n; i++) {
+		struct toss_control *tc = &tw[i].tc;
+
+		if (i) {
+			if (!alloc_cpumask_var(&tw[i].cpus, GFP_KERNEL))
+				return -ENOMEM;
+			cpumask_copy(tw[i].cpus, tw->cpus);
+		}
+		tw[i].job = job;
+		tw[i].nid = nid;
+		tc->req = &job->req;
+		tc->job = job;
+		tc->nr_to_toss = ULONG_MAX;
+		tc->protect = protect;
+		tc->slab = !i && job->req.slab;
+		tc->worker = i;
+		tc->nr_workers = n;
+		tc->start_pfn = start;
+		tc->end_pfn = end;
+	}
+	return n;
+}
+
+/*
+ * A whole toss of the page cache of @req->nodes, every memcg keeping what
+ * its protection covers: kernel threads per node, all nodes at once, made
+ * once per toss.  The caller waits interruptibly; on a signal the workers
+ * stop at their next batch and the waiting ones give up their place, and
+ * a fatal signal ends the wait at once, the last worker freeing the job.
+ */
+static int toss_whole(const struct toss_request *req, struct toss_result *res)
+{
+	int max = nodes_weight(req->nodes) * TOSS_MAX_WORKERS;
+	bool protect = !mem_cgroup_disabled();
+	struct toss_job *job;
+	int nid, i, k = 0, ret = 0;
+
+	job = kvzalloc(struct_size(job, tw, max), GFP_KERNEL_ACCOUNT);
+	if (!job)
+		return -ENOMEM;
+	job->nr = max;
+	refcount_set(&job->ref, 1);
+	job->req = *req;
+	if (!alloc_cpumask_var(&job->caller_cpus, GFP_KERNEL)) {
+		toss_job_put(job);
+		return -ENOMEM;
+	}
+	cpumask_copy(job->caller_cpus, current->cpus_ptr);
+	if (protect)
+		toss_calc_protection();
+
+	/* The nodes' ranges, once for all their workers. */
+	get_online_mems();
+	for_each_node_mask(nid, req->nodes) {
+		if (!node_state(nid, N_MEMORY))
+			continue;
+		ret = toss_split(job, nid, &job->tw[k], protect);
+		if (ret < 0)
+			break;
+		k += ret;
+		ret = 0;
+	}
+	put_online_mems();
+	if (ret) {
+		toss_job_put(job);
+		return ret;
+	}
+
+	/* A place in every node's queue, in node order, then the waits. */
+	atomic_set(&job->pending, 1);
+	init_completion(&job->done);
+	for (i = 0; i < k; i += job->tw[i].tc.nr_workers) {
+		struct toss_work *first = &job->tw[i];
+
+		init_completion(&first->node_done);
+		toss_node_turn_queue(first->nid, &first->turn);
+		atomic_inc(&job->pending);
+		if (!toss_start(first)) {
+			first->ret = -ENOMEM;
+			toss_node_turn_leave(first->nid, &first->turn);
+			atomic_dec(&job->pending);
+		}
+	}
+	if (!atomic_dec_and_test(&job->pending) &&
+	    wait_for_completion_interruptible(&job->done)) {
+		atomic_set(&job->abort, 1);
+		toss_cache_wake();
+		if (wait_for_completion_killable(&job->done)) {
+			/* No callback of the caller's runs after this. */
+			synchronize_rcu();
+			toss_job_put(job);
+			return -EINTR;
+		}
+		ret = -EINTR;
+	}
+	for (i = 0; i < k; i++) {
+		toss_add(res, &job->tw[i].tc, job->tw[i].nid);
+		if (!ret && !job->tw[i].tc.worker)
+			ret = job->tw[i].ret;
+	}
+	toss_job_put(job);
+	return ret;
+}
+
+/* Nodes of @req with memory. */
+static int toss_nr_nodes(const struct toss_request *req)
+{
+	int nid, n = 0;
+
+	for_each_node_mask(nid, req->nodes)
+		n += node_state(nid, N_MEMORY);
+	return n;
+}
+
+/*
+ * A free memory target is aimed at with this much to spare: after the
+ * node's per-CPU lists are drained to count its free memory, the next
+ * allocation on each of its CPUs takes a batch of pages back from it.
+ */
+#define TOSS_FREE_SPARE	(SZ_1M >> PAGE_SHIFT)
+
+/*
+ * What a node with @free pages free is still to toss for its free memory
+ * target, with the spare, no more than @left (ULONG_MAX: no amount) less
+ * the @tossed it gave already; never ULONG_MAX or more in all.
+ */
+static unsigned long toss_free_need(const struct toss_request *req,
+				    unsigned long free, unsigned long left,
+				    unsigned long tossed)
+{
+	unsigned long need = req->free_pages - free;
+
+	need = min(need, ULONG_MAX - 1 - TOSS_FREE_SPARE) + TOSS_FREE_SPARE;
+	if (left != ULONG_MAX)
+		need = min(need, left - min(left, tossed));
+	return min(need, ULONG_MAX - 1 - tossed);
+}
+
+/*
+ * A toss of part of the nodes' cache, or of a memcg's subtree, by their LRU
+ * lists, node after node in the caller: an amount is shared evenly among
+ * the nodes, and what a node could not give is taken from any in one more
+ * pass.  A free memory target gives each node what it lacks, looked at
+ * again once after its toss (others allocate meanwhile).
+ */
+static int toss_lru_nodes(const struct toss_request *req, struct toss_result *res)
+{
+	int n = toss_nr_nodes(req), i, nid, pass, ret = 0;
+	unsigned long left = req->nr_pages;
+
+	for (pass = 0; pass < 2 && !ret && left; pass++) {
+		i = 0;
+		for_each_node_mask(nid, req->nodes) {
+			struct toss_control tc = {
+				.req = req, .memcg = req->memcg, .lru = true,
+				.counted = pass, .nr_to_toss = left,
+			};
+			unsigned long free;
+			int round;
+
+			if (!node_state(nid, N_MEMORY))
+				continue;
+			if (left != ULONG_MAX && !pass && !req->free_pages)
+				tc.nr_to_toss = DIV_ROUND_UP(left, n - i);
+			i++;
+			for (round = 0; round < 2 && !ret; round++) {
+				if (req->free_pages) {
+					free = toss_node_free_pages(nid);
+					if (free >= req->free_pages)
+						break;
+					tc.nr_to_toss = tc.nr_tossed +
+						toss_free_need(req, free, left,
+							       tc.nr_tossed);
+				}
+				ret = toss_node_cache(nid, &tc);
+				if (!req->free_pages || !tc.nr_tossed)
+					break;
+			}
+			toss_add(res, &tc, nid);
+			if (left != ULONG_MAX)
+				left -= min(left, tc.nr_tossed);
+			if (ret || !left)
+				break;
+		}
+		if (req->nr_pages == ULONG_MAX || req->free_pages)
+			break;
+	}
+	/* Slab on every node, however little of the cache was wanted. */
+	for_each_node_mask(nid, req->nodes) {
+		struct toss_control tc = {
+			.req = req, .memcg = req->memcg, .lru = true,
+			.slab = true,
+		};
+
+		if (ret || !req->slab)
+			break;
+		if (!node_state(nid, N_MEMORY))
+			continue;
+		ret = toss_node_cache(nid, &tc);
+		toss_add(res, &tc, nid);
+	}
+	return ret;
+}
+
+/**
+ * toss_cache - drop clean, unmapped page cache from some NUMA nodes
+ * @req: which nodes, how much, whose cache
+ * @res: where the counts are added; the caller zeroes it
+ *
+ * Drops up to @req->nr_pages pages of the clean, unmapped, evictable page
+ * cache whose memory is on @req->nodes, coldest first when the amount or a
+ * free memory target limits the toss, never more than asked.  Dirty,
+ * writeback, mapped, shmem/tmpfs, anonymous and unevictable memory is never
+ * touched, nothing is written back, swapped or demoted, and nothing on any
+ * other node is touched.  Memory cgroups keep what their memory.min and
+ * memory.low protect (see struct toss_request).
+ *
+ * The cost: a whole toss (no amount, no free memory target, no memcg) is
+ * one walk of each node's page frames, O(node size), shared among up to
+ * TOSS_MAX_WORKERS kernel threads per node, all nodes at once, plus a walk
+ * of the LRU lists of the memcgs that have protection.  Any other toss
+ * walks LRU lists from their oldest end in the caller, node after node: at
+ * most three walks of each memcg's lists on a node for an amount, the
+ * folios looked at, kept ones included, never the node's whole memory.
+ * The slab shrink, if asked, visits every node of @req->nodes.
+ *
+ * Context: Process context, may sleep; no locks held.  The caller should
+ * have drained its CPU's per-CPU LRU caches.
+ * Return: 0; -EAGAIN when an amount could not be had in full or a node
+ * stayed short of its free memory target; -EINTR on a signal; -ENODEV
+ * when @req->should_stop ended the toss; -EINVAL for a free memory target
+ * with a memcg; -ENOMEM.  What was tossed is in @res either way, but for
+ * a fatal signal during a whole toss.
+ */
+int toss_cache(const struct toss_request *req, struct toss_result *res)
+{
+	unsigned long before = res->nr_tossed;
+	int nid, ret;
+
+	if (req->memcg && req->free_pages)
+		return -EINVAL;
+	if (req->nr_pages == ULONG_MAX && !req->free_pages && !req->memcg)
+		return toss_whole(req, res);
+	ret = toss_lru_nodes(req, res);
+	if (ret)
+		return ret;
+	if (req->free_pages) {
+		for_each_node_mask(nid, req->nodes)
+			if (node_state(nid, N_MEMORY) &&
+			    toss_node_free_pages(nid) < req->free_pages)
+				ret = -EAGAIN;
+	} else if (req->nr_pages != ULONG_MAX &&
+		   res->nr_tossed - before < req->nr_pages) {
+		ret = -EAGAIN;
+	}
 	return ret;
 }

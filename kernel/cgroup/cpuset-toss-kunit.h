@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of cpuset.memory_toss_cache: the parser of its requests and
- * the sharing of an amount among nodes and among a node's workers.
+ * the choice of its nodes.
  *
  * Included at the end of cpuset-toss.c, as mm/damon includes its tests, so
  * that the static functions it tests need not be exported.  None of them
@@ -15,7 +15,7 @@
 
 /* A request, given to the write handler's checks and the parser. */
 static int toss_test_write(struct kunit *test, const char *in, size_t len,
-			   struct toss_request *req)
+			   struct toss_request_args *req)
 {
 	/* kernfs hands a write over NUL-terminated, one byte past @len. */
 	char *buf = kunit_kzalloc(test, len + 1, GFP_KERNEL);
@@ -26,14 +26,14 @@ static int toss_test_write(struct kunit *test, const char *in, size_t len,
 }
 
 static int toss_test_parse(struct kunit *test, const char *in,
-			   struct toss_request *req)
+			   struct toss_request_args *req)
 {
 	return toss_test_write(test, in, strlen(in), req);
 }
 
 /* No key given: every key's default. */
 static void toss_test_expect_no_keys(struct kunit *test, const char *in,
-				     const struct toss_request *req)
+				     const struct toss_request_args *req)
 {
 	KUNIT_EXPECT_EQ_MSG(test, req->free_pages, 0UL, "\"%s\"", in);
 	KUNIT_EXPECT_FALSE_MSG(test, req->scope_set, "\"%s\"", in);
@@ -52,7 +52,7 @@ struct toss_test_err {
 static void toss_test_expect_errors(struct kunit *test,
 				    const struct toss_test_err *t, size_t n)
 {
-	struct toss_request req;
+	struct toss_request_args req;
 	size_t i;
 
 	for (i = 0; i < n; i++)
@@ -66,7 +66,7 @@ static void toss_parse_test_all(struct kunit *test)
 	static const char * const all[] = {
 		"1", "max", "1\n", "max\n", " 1", "max  ", "  1\n", "\t1\t",
 	};
-	struct toss_request req;
+	struct toss_request_args req;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(all); i++) {
@@ -115,7 +115,7 @@ static void toss_parse_test_size(struct kunit *test)
 		{ "15E", U64_MAX - ((1ULL << 60) - 1) },
 		{ "18446744073709551615", U64_MAX },
 	};
-	struct toss_request req;
+	struct toss_request_args req;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
@@ -183,8 +183,8 @@ static void toss_parse_test_not_amount(struct kunit *test)
 		{ "maxx", -EINVAL }, { "all", -EINVAL }, { "nodes=0", -EINVAL },
 		{ "slab=1", -EINVAL }, { "8192 K", -EINVAL }, { "1 1", -EINVAL },
 		{ "max max", -EINVAL }, { "1 8192", -EINVAL },
-		/* Keys are separated by spaces only. */
-		{ "8192\tslab=1", -EINVAL }, { "1,slab=1", -EINVAL },
+		/* Keys are separated by spaces or tabs, not commas. */
+		{ "1,slab=1", -EINVAL },
 	};
 
 	toss_test_expect_errors(test, t, ARRAY_SIZE(t));
@@ -209,7 +209,7 @@ static void toss_parse_test_nodes(struct kunit *test)
 		{ "1 nodes=0-3:1/2", 0x5 },
 		{ "8192 nodes=1\n", 0x2 },
 	};
-	struct toss_request req;
+	struct toss_request_args req;
 	char in[40];
 	size_t i;
 	int nid;
@@ -254,7 +254,7 @@ static void toss_parse_test_nodes_invalid(struct kunit *test)
 		{ "1 node=0", -EINVAL },
 		{ "1 nodes", -EINVAL },
 	};
-	struct toss_request req;
+	struct toss_request_args req;
 	char in[40];
 
 	toss_test_expect_errors(test, t, ARRAY_SIZE(t));
@@ -286,7 +286,7 @@ static void toss_parse_test_free(struct kunit *test)
 		{ "1 free=18446744073709551615", ULONG_MAX, U64_MAX },
 		{ "1 free=1G scope=node", ULONG_MAX, SZ_1G },
 	};
-	struct toss_request req;
+	struct toss_request_args req;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
@@ -339,7 +339,7 @@ static void toss_parse_test_scope_slab(struct kunit *test)
 		{ "8192 scope=cgroup slab=1", true, true, true, true },
 		{ "max slab=1 scope=node", true, false, true, true },
 	};
-	struct toss_request req;
+	struct toss_request_args req;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
@@ -387,7 +387,7 @@ static void toss_parse_test_keys(struct kunit *test)
 		{ "1 swappiness=0", -EINVAL }, { "1 nodes=0 foo", -EINVAL },
 		{ "1 slab=1 x", -EINVAL }, { "1 SLAB=1", -EINVAL },
 	};
-	struct toss_request req;
+	struct toss_request_args req;
 	int ret;
 
 	toss_test_expect_errors(test, bad, ARRAY_SIZE(bad));
@@ -415,6 +415,12 @@ static void toss_parse_test_keys(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, req.nodes_set && node_isset(2, req.nodes) &&
 			  nodes_weight(req.nodes) == 1);
 	KUNIT_EXPECT_EQ(test, req.free_pages, 0UL);
+
+	/* Tabs separate as spaces do, as memory.reclaim takes them. */
+	ret = toss_test_parse(test, "8192\tslab=1\t nodes=2", &req);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, req.nr_pages, 8192UL >> PAGE_SHIFT);
+	KUNIT_EXPECT_TRUE(test, req.slab && req.nodes_set);
 }
 
 /* The longest write is TOSS_MAX_INPUT bytes. */
@@ -422,7 +428,7 @@ static void toss_parse_test_length(struct kunit *test)
 {
 	static const char req_str[] = "8192 nodes=0 slab=1";
 	size_t len = sizeof(req_str) - 1, max = TOSS_MAX_INPUT;
-	struct toss_request req;
+	struct toss_request_args req;
 	char *buf;
 
 	buf = kunit_kzalloc(test, max + 2, GFP_KERNEL);
@@ -471,7 +477,7 @@ static void toss_parse_test_nul(struct kunit *test)
 		{ "8192 nod\0es=0", 13 },
 		{ "\0 1", 3 },
 	};
-	struct toss_request req;
+	struct toss_request_args req;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++)
@@ -489,7 +495,7 @@ static void toss_parse_test_nul(struct kunit *test)
 static void toss_parse_test_pick_nodes(struct kunit *test)
 {
 	nodemask_t memory = NODE_MASK_NONE, eff = NODE_MASK_NONE, nodes;
-	struct toss_request req;
+	struct toss_request_args req;
 
 	if (MAX_NUMNODES < 4)
 		kunit_skip(test, "MAX_NUMNODES is %d", MAX_NUMNODES);
@@ -540,292 +546,6 @@ static void toss_parse_test_pick_nodes(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, nodes_empty(nodes));
 }
 
-/*
- * toss_fill(): share @amount among @n nodes that lack at most @cap each,
- * and check the shares against @want.
- */
-static void toss_test_fill(struct kunit *test, unsigned long amount,
-			   const unsigned long *cap, const unsigned long *want,
-			   int n)
-{
-	unsigned long *share = kunit_kcalloc(test, n, sizeof(*share), GFP_KERNEL);
-	int i;
-
-	KUNIT_ASSERT_NOT_NULL(test, share);
-	toss_fill(amount, cap, share, n);
-	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ_MSG(test, share[i], want[i],
-				    "amount %lu, node %d of %d, cap %lu", amount,
-				    i, n, cap[i]);
-}
-
-#define NOCAP ULONG_MAX
-
-/* An amount over nodes that lack more than it: evenly. */
-static void toss_fill_test_even(struct kunit *test)
-{
-	static const unsigned long cap4[] = { NOCAP, NOCAP, NOCAP, NOCAP };
-
-	toss_test_fill(test, 1000, cap4, (unsigned long []){ 250, 250, 250, 250 }, 4);
-	toss_test_fill(test, 4, cap4, (unsigned long []){ 1, 1, 1, 1 }, 4);
-	toss_test_fill(test, 12345, cap4, (unsigned long []){ 12345 }, 1);
-	toss_test_fill(test, 0, cap4, (unsigned long []){ 0, 0, 0, 0 }, 4);
-	/* Caps that are just the share do not change it. */
-	toss_test_fill(test, 1000, (unsigned long []){ 250, 250, 250, 250 },
-		       (unsigned long []){ 250, 250, 250, 250 }, 4);
-	toss_test_fill(test, 1000, (unsigned long []){ 500, 250, NOCAP, 251 },
-		       (unsigned long []){ 250, 250, 250, 250 }, 4);
-}
-
-/* The remainder, page by page, to the first nodes. */
-static void toss_fill_test_remainder(struct kunit *test)
-{
-	static const unsigned long cap4[] = { NOCAP, NOCAP, NOCAP, NOCAP };
-
-	toss_test_fill(test, 1003, cap4, (unsigned long []){ 251, 251, 251, 250 }, 4);
-	toss_test_fill(test, 1001, cap4, (unsigned long []){ 251, 250, 250, 250 }, 4);
-	toss_test_fill(test, 3, cap4, (unsigned long []){ 1, 1, 1, 0 }, 4);
-	toss_test_fill(test, 1, cap4, (unsigned long []){ 1, 0, 0, 0 }, 4);
-	toss_test_fill(test, 7, cap4, (unsigned long []){ 4, 3 }, 2);
-	/* A capped node takes no part in the remainder. */
-	toss_test_fill(test, 10, (unsigned long []){ 1, NOCAP, NOCAP, NOCAP },
-		       (unsigned long []){ 1, 3, 3, 3 }, 4);
-	toss_test_fill(test, 11, (unsigned long []){ 1, NOCAP, NOCAP, NOCAP },
-		       (unsigned long []){ 1, 4, 3, 3 }, 4);
-	toss_test_fill(test, 11, (unsigned long []){ NOCAP, NOCAP, 1, NOCAP },
-		       (unsigned long []){ 4, 3, 1, 3 }, 4);
-}
-
-/* Nodes that lack less than their share give that; the others the rest. */
-static void toss_fill_test_capped(struct kunit *test)
-{
-	/* One round. */
-	toss_test_fill(test, 1000, (unsigned long []){ 100, NOCAP, NOCAP, NOCAP },
-		       (unsigned long []){ 100, 300, 300, 300 }, 4);
-	/* A cap found only once another was: 250, then 300, then 310. */
-	toss_test_fill(test, 1000, (unsigned long []){ 100, 280, NOCAP, NOCAP },
-		       (unsigned long []){ 100, 280, 310, 310 }, 4);
-	toss_test_fill(test, 1000, (unsigned long []){ 299, 100, 320, 300 },
-		       (unsigned long []){ 299, 100, 301, 300 }, 4);
-	/* Nodes that lack nothing. */
-	toss_test_fill(test, 10, (unsigned long []){ 0, 0, NOCAP },
-		       (unsigned long []){ 0, 0, 10 }, 3);
-	toss_test_fill(test, 10, (unsigned long []){ 0, 0, 0 },
-		       (unsigned long []){ 0, 0, 0 }, 3);
-	/* More than all of them lack: each gives what it lacks, no more. */
-	toss_test_fill(test, 1000, (unsigned long []){ 100, 200, 300 },
-		       (unsigned long []){ 100, 200, 300 }, 3);
-	toss_test_fill(test, 600, (unsigned long []){ 100, 200, 300 },
-		       (unsigned long []){ 100, 200, 300 }, 3);
-	toss_test_fill(test, 599, (unsigned long []){ 100, 200, 300 },
-		       (unsigned long []){ 100, 200, 299 }, 3);
-}
-
-/* No amount (a free= target alone): every node what it lacks. */
-static void toss_fill_test_ulong_max(struct kunit *test)
-{
-	toss_test_fill(test, ULONG_MAX, (unsigned long []){ 5, 0, 7, NOCAP },
-		       (unsigned long []){ 5, 0, 7, NOCAP }, 4);
-	/* The largest amount a size gives, and caps near it. */
-	toss_test_fill(test, ULONG_MAX - 1,
-		       (unsigned long []){ NOCAP, NOCAP, NOCAP, NOCAP },
-		       (unsigned long []){ ULONG_MAX / 4 + 1, ULONG_MAX / 4 + 1,
-					   ULONG_MAX / 4, ULONG_MAX / 4 }, 4);
-	toss_test_fill(test, ULONG_MAX - 1,
-		       (unsigned long []){ ULONG_MAX - 1, NOCAP },
-		       (unsigned long []){ ULONG_MAX / 2, ULONG_MAX / 2 }, 2);
-	toss_test_fill(test, ULONG_MAX - 1,
-		       (unsigned long []){ ULONG_MAX - 2, 1 },
-		       (unsigned long []){ ULONG_MAX - 2, 1 }, 2);
-	toss_test_fill(test, ULONG_MAX - 1, (unsigned long []){ ULONG_MAX - 1 },
-		       (unsigned long []){ ULONG_MAX - 1 }, 1);
-	toss_test_fill(test, ULONG_MAX - 1, (unsigned long []){ 3, 4 },
-		       (unsigned long []){ 3, 4 }, 2);
-}
-
-/*
- * The shares of @amount over @n nodes add up to the amount or to all that
- * the nodes lack, whichever is less; none is over its cap; a node below
- * its cap has at least every other's share less one, and the remainder
- * went to the first of them.
- */
-static bool toss_test_fill_ok(unsigned long amount, const unsigned long *cap,
-			      const unsigned long *share, int n)
-{
-	unsigned long sum = 0, lack = 0;
-	int i, j;
-
-	for (i = 0; i < n; i++) {
-		sum += share[i];
-		if (cap[i] == NOCAP || lack == NOCAP)
-			lack = NOCAP;
-		else
-			lack += cap[i];
-		if (share[i] > cap[i])
-			return false;
-		if (share[i] == cap[i])
-			continue;
-		for (j = 0; j < n; j++) {
-			if (share[j] > share[i] + 1)
-				return false;
-			if (j > i && share[j] < cap[j] && share[j] > share[i])
-				return false;
-		}
-	}
-	return sum == min(amount, lack);
-}
-
-/* Every amount up to 40 over the @n nodes of @cap (of 4). */
-static bool toss_test_fill_amounts(struct kunit *test, const unsigned long *cap,
-				   int n)
-{
-	unsigned long share[4] = {}, amount;
-
-	for (amount = 0; amount <= 40; amount++) {
-		toss_fill(amount, cap, share, n);
-		if (toss_test_fill_ok(amount, cap, share, n))
-			continue;
-		KUNIT_FAIL(test, "%lu over %d: caps %lu %lu %lu %lu, shares %lu %lu %lu %lu",
-			   amount, n, cap[0], cap[1], cap[2], cap[3], share[0],
-			   share[1], share[2], share[3]);
-		return false;
-	}
-	return true;
-}
-
-/* Every amount up to 40 over every cap pattern of up to four nodes. */
-static void toss_fill_test_all_small(struct kunit *test)
-{
-	static const unsigned long caps[] = { 0, 1, 2, 5, 17, NOCAP };
-	int n, i, j, pattern, patterns;
-	unsigned long cap[4];
-
-	for (n = 1, patterns = 1; n <= 4; n++) {
-		patterns *= ARRAY_SIZE(caps);
-		for (pattern = 0; pattern < patterns; pattern++) {
-			memset(cap, 0, sizeof(cap));
-			for (i = 0, j = pattern; i < n; i++, j /= ARRAY_SIZE(caps))
-				cap[i] = caps[j % ARRAY_SIZE(caps)];
-			if (!toss_test_fill_amounts(test, cap, n))
-				return;
-		}
-	}
-}
-
-/* Many nodes: 1000 pages over MAX_NUMNODES, every other node capped. */
-static void toss_fill_test_many(struct kunit *test)
-{
-	int n = MAX_NUMNODES, i, capped = n / 2;
-	unsigned long *cap, *want, left = 1000;
-
-	cap = kunit_kcalloc(test, n, sizeof(*cap), GFP_KERNEL);
-	want = kunit_kcalloc(test, n, sizeof(*want), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, cap);
-	KUNIT_ASSERT_NOT_NULL(test, want);
-	for (i = 0; i < n; i++)
-		cap[i] = i % 2 ? 1 : NOCAP;
-	for (i = 1; i < n; i += 2)
-		want[i] = 1;
-	if (n == 1)
-		capped = 0;
-	left -= capped;
-	for (i = 0; i < n; i += 2)
-		want[i] = left / (n - capped) + (i / 2 < left % (n - capped));
-	toss_test_fill(test, 1000, cap, want, n);
-}
-
-/*
- * toss_cutoff(): a node's share among its workers, from what each counted
- * at each level: every level below the cutoff, and of the cutoff level
- * what is still wanted, in proportion to what each counted there.
- */
-static struct toss_work *toss_test_workers(struct kunit *test, int n,
-					   const unsigned long (*levels)[TOSS_LEVELS])
-{
-	struct toss_work *tw = kunit_kcalloc(test, n, sizeof(*tw), GFP_KERNEL);
-	int i, l;
-
-	KUNIT_ASSERT_NOT_NULL(test, tw);
-	for (i = 0; i < n; i++) {
-		tw[i].worker = i;
-		tw[i].nr_workers = n;
-		tw[i].tc.count_only = true;
-		for (l = 0; l < TOSS_LEVELS; l++) {
-			tw[i].tc.levels[l] = levels[i][l];
-			/* Worker i's level l ends at pfn 1000 * l + i + 1. */
-			tw[i].tc.last_pfn[l] = levels[i][l] ? 1000 * l + i + 1 : 0;
-		}
-	}
-	return tw;
-}
-
-static void toss_test_cutoff(struct kunit *test, int n,
-			     const unsigned long (*levels)[TOSS_LEVELS],
-			     unsigned long share, int level,
-			     const unsigned long *left)
-{
-	struct toss_work *tw = toss_test_workers(test, n, levels);
-	unsigned long all = 0, sum = 0;
-	int i, l;
-
-	toss_cutoff(tw, share);
-	for (i = 0; i < n; i++) {
-		struct toss_control *tc = &tw[i].tc;
-		unsigned long below = 0, stop = 0;
-
-		for (l = 0; l < TOSS_LEVELS; l++)
-			all += levels[i][l];
-		for (l = 0; l < level; l++) {
-			below += levels[i][l];
-			if (levels[i][l])
-				stop = max(stop, 1000UL * l + i + 1);
-		}
-		KUNIT_EXPECT_FALSE(test, tc->count_only);
-		KUNIT_EXPECT_EQ_MSG(test, tc->level, level, "worker %d", i);
-		KUNIT_EXPECT_EQ_MSG(test, tc->level_left, left[i], "worker %d", i);
-		KUNIT_EXPECT_EQ_MSG(test, tc->nr_to_toss, below + left[i],
-				    "worker %d", i);
-		KUNIT_EXPECT_EQ_MSG(test, tc->stop_pfn, stop, "worker %d", i);
-		KUNIT_EXPECT_EQ_MSG(test, tw[i].cut_counted, levels[i][level],
-				    "worker %d", i);
-		sum += tc->nr_to_toss;
-	}
-	/* The workers toss the share, or all there is: never more. */
-	KUNIT_EXPECT_EQ(test, sum, min(share, all));
-}
-
-static void toss_cutoff_test(struct kunit *test)
-{
-	static const unsigned long two[][TOSS_LEVELS] = {
-		{ 10, 20, 30, 0, 0, 1 },
-		{ 5, 10, 15, 0, 0, 2 },
-	};
-	static const unsigned long one[][TOSS_LEVELS] = {
-		{ 0, 7, 0, 9, 0, 0 },
-	};
-	static const unsigned long three[][TOSS_LEVELS] = {
-		{ 1000, 300, 0, 0, 0, 0 },
-		{ 1000, 300, 0, 0, 0, 0 },
-		{ 1000, 301, 0, 0, 0, 0 },
-	};
-
-	/* Level 0 (15) and 25 of level 1's 30: 2/3 and 1/3, rounded. */
-	toss_test_cutoff(test, 2, two, 40, 1, (unsigned long []){ 17, 8 });
-	/* Exactly all of level 0. */
-	toss_test_cutoff(test, 2, two, 15, 0, (unsigned long []){ 10, 5 });
-	/* Part of level 0. */
-	toss_test_cutoff(test, 2, two, 3, 0, (unsigned long []){ 2, 1 });
-	/* Everything, and more than there is. */
-	toss_test_cutoff(test, 2, two, 93, 5, (unsigned long []){ 1, 2 });
-	toss_test_cutoff(test, 2, two, ULONG_MAX - 1, 5, (unsigned long []){ 1, 2 });
-	/* One worker, empty levels skipped. */
-	toss_test_cutoff(test, 1, one, 8, 3, (unsigned long []){ 1 });
-	toss_test_cutoff(test, 1, one, 7, 1, (unsigned long []){ 7 });
-	/* The rounding's pages go to the worker that counted the most. */
-	toss_test_cutoff(test, 3, three, 3500, 1,
-			 (unsigned long []){ 166, 166, 168 });
-}
-
 static struct kunit_case toss_parse_test_cases[] = {
 	KUNIT_CASE(toss_parse_test_all),
 	KUNIT_CASE(toss_parse_test_size),
@@ -850,22 +570,6 @@ static struct kunit_suite toss_parse_test_suite = {
 	.test_cases = toss_parse_test_cases,
 };
 
-static struct kunit_case toss_share_test_cases[] = {
-	KUNIT_CASE(toss_fill_test_even),
-	KUNIT_CASE(toss_fill_test_remainder),
-	KUNIT_CASE(toss_fill_test_capped),
-	KUNIT_CASE(toss_fill_test_ulong_max),
-	KUNIT_CASE(toss_fill_test_all_small),
-	KUNIT_CASE(toss_fill_test_many),
-	KUNIT_CASE(toss_cutoff_test),
-	{}
-};
-
-static struct kunit_suite toss_share_test_suite = {
-	.name = "cpuset_toss_share",
-	.test_cases = toss_share_test_cases,
-};
-
-kunit_test_suites(&toss_parse_test_suite, &toss_share_test_suite);
+kunit_test_suites(&toss_parse_test_suite);
 
 #endif /* _CPUSET_TOSS_KUNIT_H */

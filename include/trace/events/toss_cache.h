@@ -6,7 +6,9 @@
 #define _TRACE_TOSS_CACHE_H
 
 #include <linux/tracepoint.h>
-#include <linux/toss_cache.h>
+
+/* Private to mm/toss_cache.c, the only user of these events. */
+struct toss_control;
 
 TRACE_EVENT(toss_node_begin,
 	    TP_PROTO(const struct toss_control *tc, int nid),
@@ -16,25 +18,23 @@ TRACE_EVENT(toss_node_begin,
 	    TP_STRUCT__entry(__field(u64, cgroup_id)
 			     __field(int, nid)
 			     __field(unsigned long, nr_to_toss)
-			     __field(int, level)
-			     __field(bool, count_only)
+			     __field(bool, lru)
 			     __field(unsigned int, worker)
 			     __field(unsigned int, nr_workers)
 			     __field(bool, slab)),
 
-	    TP_fast_assign(__entry->cgroup_id = tc->cgroup_id;
+	    TP_fast_assign(__entry->cgroup_id = tc->req->id;
 			   __entry->nid = nid;
 			   __entry->nr_to_toss = tc->nr_to_toss;
-			   __entry->level = tc->level;
-			   __entry->count_only = tc->count_only;
+			   __entry->lru = tc->lru;
 			   __entry->worker = tc->worker;
 			   __entry->nr_workers = tc->nr_workers;
 			   __entry->slab = tc->slab;),
 
-	    TP_printk("cgroup_id=%llu nid=%d nr_to_toss=%lu level=%d count_only=%d worker=%u nr_workers=%u slab=%d",
+	    TP_printk("cgroup_id=%llu nid=%d nr_to_toss=%lu lru=%d worker=%u nr_workers=%u slab=%d",
 		      __entry->cgroup_id, __entry->nid, __entry->nr_to_toss,
-		      __entry->level, __entry->count_only, __entry->worker,
-		      __entry->nr_workers, __entry->slab)
+		      __entry->lru, __entry->worker, __entry->nr_workers,
+		      __entry->slab)
 );
 
 TRACE_EVENT(toss_node_end,
@@ -58,7 +58,7 @@ TRACE_EVENT(toss_node_end,
 			     __field(unsigned int, walks)
 			     __field(unsigned int, max_hold)),
 
-	    TP_fast_assign(__entry->cgroup_id = tc->cgroup_id;
+	    TP_fast_assign(__entry->cgroup_id = tc->req->id;
 			   __entry->nid = nid;
 			   __entry->nr_scanned = tc->nr_scanned;
 			   __entry->nr_tossed = tc->nr_tossed;

@@ -903,6 +903,218 @@ cleanup:
 	return ret;
 }
 
+/*
+ * A toss of scope=node honours every memcg's protection, as global reclaim
+ * does: under a cpuset on one node, child a (memory.min, then memory.low,
+ * 48M, its ancestors as much: a child's protection against the root is
+ * capped by theirs) and its sibling b (none) each read 64 MiB of a file; a
+ * job owning the node tosses "32M", then "1" (scope=node): a keeps at
+ * least 44 MiB after each, b nothing after the second.  Before scope=node
+ * honoured protection, "1" dropped a's cache with everyone else's.
+ */
+static int test_toss_node_protection(const char *root)
+{
+	static const char * const knob[] = { "memory.min", "memory.low" };
+	char fa[PATH_MAX], fb[PATH_MAX], *p, *a = NULL, *b = NULL, *job = NULL;
+	char *top = cg_name(root, "toss_test");
+	long want = PROT_SIZE / page_size, a0, b0, a1, a2, b2;
+	int ret = KSFT_FAIL, round, err1, err2, bad = 0, i;
+
+	snprintf(fa, sizeof(fa), "%s/toss-nprot-a", dir);
+	snprintf(fb, sizeof(fb), "%s/toss-nprot-b", dir);
+	p = make_cpuset("nprot", NODE(toss_node));
+	job = make_cpuset("job", NODE(toss_node));
+	a = p ? cg_name(p, "a") : NULL;
+	b = p ? cg_name(p, "b") : NULL;
+	if (!top || !job || !a || !b || create_sparse(fa, PROT_SIZE) ||
+	    create_sparse(fb, PROT_SIZE) ||
+	    cg_write(p, "cgroup.subtree_control", "+cpuset +memory") ||
+	    cg_create(a) || cg_create(b))
+		goto cleanup;
+	for (round = 0; round < 2; round++) {
+		const char *cgs[] = { top, p, a };
+
+		for (i = 0; i < 3; i++)
+			if (cg_write(cgs[i], knob[!round], "0") ||
+			    cg_write(cgs[i], knob[round], "48M"))
+				goto cleanup;
+		uncache(fa);
+		uncache(fb);
+		if (cg_run(a, read_all, fa) || cg_run(b, read_all, fb))
+			goto cleanup;
+		a0 = resident_on(fa, toss_node);
+		b0 = resident_on(fb, toss_node);
+		if (a0 < want * 99 / 100 || b0 < want * 99 / 100) {
+			ksft_print_msg("the reads left only %ld and %ld pages on node %d\n",
+				       a0, b0, toss_node);
+			goto cleanup;
+		}
+		err1 = toss(job, "32M");
+		a1 = resident_on(fa, toss_node);
+		err2 = toss(job, "1");
+		a2 = resident_on(fa, toss_node);
+		b2 = resident_on(fb, toss_node);
+		ksft_print_msg("%s=48M: 32M: %d, a kept %ld KiB; 1: %d, a kept %ld KiB, b %ld of %ld KiB\n",
+			       knob[round], err1, a1 * page_size / 1024, err2,
+			       a2 * page_size / 1024, b2 * page_size / 1024,
+			       b0 * page_size / 1024);
+		if ((err1 && err1 != -EAGAIN) || err2 || a1 * page_size < 44 * MiB ||
+		    a2 * page_size < 44 * MiB || b2 > b0 / 100) {
+			ksft_print_msg("%s: a must keep at least 44 MiB, b under 1%%\n",
+				       knob[round]);
+			bad = 1;
+		}
+	}
+	if (!bad)
+		ret = KSFT_PASS;
+cleanup:
+	if (top) {
+		cg_write(top, "memory.min", "0");
+		cg_write(top, "memory.low", "0");
+	}
+	destroy(a);
+	destroy(b);
+	destroy(p);
+	destroy(job);
+	unlink(fa);
+	unlink(fb);
+	return ret;
+}
+
+#define DIRTY_SIZE	(16 * MiB)
+
+/* Write DIRTY_SIZE to @arg's file and leave it dirty. */
+static int write_dirty(const char *cgroup, void *arg)
+{
+	char *buf = malloc(MiB);
+	int fd, i;
+
+	if (!buf)
+		return 1;
+	memset(buf, 0x5a, MiB);
+	fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < DIRTY_SIZE / MiB; i++)
+		if (write(fd, buf, MiB) != MiB)
+			return 1;
+	close(fd);
+	return 0;
+}
+
+/* As the delegatee: make @cg's child "c" (its files are then its own). */
+static int reclaim_mkdir(const char *cg)
+{
+	char *c = cg_name(cg, "c");
+
+	if (become_delegatee())
+		return 10;
+	return c && !cg_create(c) ? 0 : 11;
+}
+
+/* As the delegatee: all of c's clean cache on its node through memory.reclaim. */
+static int reclaim_delegated(const char *cg)
+{
+	char *c = cg_name(cg, "c"), req[64];
+
+	if (become_delegatee())
+		return 10;
+	snprintf(req, sizeof(req), "max clean_cache=1 nodes=%d", toss_node);
+	if (!c || cg_write(c, "memory.reclaim", req))
+		return 11;
+	return 0;
+}
+
+/*
+ * memory.reclaim's clean_cache=1: a cgroup with 64 MiB of clean cache and
+ * 16 MiB of dirty page cache on one node: "32M clean_cache=1 nodes=<node>"
+ * drops 32 MiB of the clean file and no dirty page; "max clean_cache=1"
+ * drops the rest of the clean file, and the dirty pages are all still
+ * cached.  Bad input changes nothing: "max" and nodes= without
+ * clean_cache=1, clean_cache=2, swappiness= with it, a node without memory
+ * or a list that is not one.  A delegatee drops its own child's cache with
+ * it.  Before clean_cache=1, the first write was -EINVAL.
+ */
+static int test_reclaim_clean_cache(const char *root)
+{
+	char fc[PATH_MAX], fd[PATH_MAX], req[64], *m = NULL, *d = NULL, *c = NULL;
+	char expire[32] = "", wb[32] = "";
+	long want = PROT_SIZE / page_size, c0, d0, c1, d1, c2, d2;
+	int ret = KSFT_FAIL, err1, err2, i, bad;
+	const char * const badreq[] = {
+		"max", "1M nodes=0", "1M clean_cache=2", "1M clean_cache=1 swappiness=10",
+		"1M clean_cache=1 nodes=", "1M clean_cache=1 nodes=x", "1M clean_cache=1 nodes=0 nodes=0",
+		"1M clean_cache=1 nodes=999",
+	};
+
+	snprintf(fc, sizeof(fc), "%s/toss-rc-clean", dir);
+	snprintf(fd, sizeof(fd), "%s/toss-rc-dirty", dir);
+	/* Keep the flusher away while the pages must stay dirty. */
+	read_text("/proc/sys/vm/dirty_expire_centisecs", expire, sizeof(expire));
+	read_text("/proc/sys/vm/dirty_writeback_centisecs", wb, sizeof(wb));
+	write_str("/proc/sys/vm/dirty_expire_centisecs", "360000");
+	write_str("/proc/sys/vm/dirty_writeback_centisecs", "0");
+	m = make_cpuset("rc", NODE(toss_node));
+	if (!m || create_sparse(fc, PROT_SIZE))
+		goto cleanup;
+	uncache(fc);
+	if (cg_run(m, read_all, fc) || cg_run(m, write_dirty, fd))
+		goto cleanup;
+	c0 = resident_on(fc, toss_node);
+	d0 = resident_on(fd, toss_node);
+	for (i = 0, bad = 0; i < (int)ARRAY_SIZE(badreq); i++) {
+		int err = cg_write(m, "memory.reclaim", (char *)badreq[i]);
+
+		if (err != -EINVAL) {
+			ksft_print_msg("\"%s\": %d, not -EINVAL\n", badreq[i], err);
+			bad = 1;
+		}
+	}
+	if (resident_on(fc, toss_node) < c0 || bad)
+		goto cleanup;
+	snprintf(req, sizeof(req), "32M clean_cache=1 nodes=%d", toss_node);
+	err1 = cg_write(m, "memory.reclaim", req);
+	c1 = resident_on(fc, toss_node);
+	d1 = resident_on(fd, toss_node);
+	err2 = cg_write(m, "memory.reclaim", "max clean_cache=1");
+	c2 = resident_on(fc, toss_node);
+	d2 = resident_on(fd, toss_node);
+	ksft_print_msg("clean %ld, dirty %ld pages; 32M: %d, %ld and %ld left; max: %d, %ld and %ld left\n",
+		       c0, d0, err1, c1, d1, err2, c2, d2);
+	if (c0 < want * 99 / 100 || d0 < DIRTY_SIZE / page_size * 99 / 100 || err1 || err2 ||
+	    (c0 - c1) * page_size != 32 * MiB || d1 < d0 || c2 > want / 100 || d2 < d0)
+		goto cleanup;
+
+	/* A delegatee, on its own child. */
+	d = make_cpuset("rcdeleg", NODE(toss_node));
+	if (!d || cg_write(d, "cgroup.subtree_control", "+cpuset +memory") ||
+	    chown_cgroup(d, TEST_UID) || run_steps(reclaim_mkdir, d, "reclaim mkdir"))
+		goto cleanup;
+	c = cg_name(d, "c");
+	uncache(fc);
+	if (!c || cg_run(c, read_all, fc))
+		goto cleanup;
+	c0 = resident_on(fc, toss_node);
+	if (run_steps(reclaim_delegated, d, "delegated reclaim"))
+		goto cleanup;
+	c1 = resident_on(fc, toss_node);
+	ksft_print_msg("delegatee: %ld of %ld pages left\n", c1, c0);
+	if (c0 < want * 99 / 100 || c1 > want / 100)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	if (*expire)
+		write_str("/proc/sys/vm/dirty_expire_centisecs", expire);
+	if (*wb)
+		write_str("/proc/sys/vm/dirty_writeback_centisecs", wb);
+	destroy(c);
+	destroy(d);
+	destroy(m);
+	unlink(fc);
+	unlink(fd);
+	return ret;
+}
+
 #define NR_LOG_CGS	40
 #define NR_DRAIN_TOSSES	50
 /* A sparse file read on and on from another CPU in test_toss_delegate_limits. */
@@ -1181,6 +1393,8 @@ static const struct toss_test tests[] = {
 	T(test_toss_scope_cgroup_cost),
 	T(test_toss_lru_bound),
 	T(test_toss_protection),
+	T(test_toss_node_protection),
+	T(test_reclaim_clean_cache),
 	T(test_toss_delegate_limits),
 	T(test_toss_no_memcg_root),
 };

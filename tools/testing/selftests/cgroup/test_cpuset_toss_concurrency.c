@@ -1162,10 +1162,9 @@ static pid_t cpu_hog(int cpu)
  *     says "frozen 1" within 1 s;
  * (c) W2, "1 nodes=X,Y" after W1, waits for node Y without keeping node X:
  *     W3, "1 nodes=X" after W2, returns at least 300 ms before W1 does;
- * (d) a second write to W1's open file (the same file description) does
- *     not sleep uninterruptibly behind W1's toss (kernfs' per-file mutex):
- *     it is seen in state S waiting for node Y's turn, and SIGKILL ends
- *     it before W1's toss does.
+ * (d) a second writer of W1's cgroup, with its own open file (one writer
+ *     per open file, as for memory.reclaim), is seen in state S waiting
+ *     for node Y's turn, and SIGKILL ends it before W1's toss does.
  * No step waits a fixed time: each waits until W1 is seen walking or the
  * writer before it asleep in its write, so that a fast kernel, whose W1
  * takes a second or less, tests the same.
@@ -1182,7 +1181,6 @@ static int test_toss_signals(const char *root)
 	bool twin_s = false;
 	long cached, kb;
 	pid_t twin = 0;
-	char saved[16] = "";
 	int ret = KSFT_FAIL, bad = 0, i;
 	cpu_set_t all, set;
 
@@ -1215,7 +1213,7 @@ static int test_toss_signals(const char *root)
 		if (!sw->cg[i])
 			goto cleanup;
 	}
-	if (set_workers("1", saved, sizeof(saved)) || fill_big_file(y))
+	if (fill_big_file(y))
 		goto cleanup;
 	for (i = 0; i < nr_files; i++)
 		if (fill_node(y, file[i]))
@@ -1268,12 +1266,12 @@ static int test_toss_signals(const char *root)
 	kill(pids[SIG_USR1], SIGUSR1);
 	if (cg_write(sw->cg[SIG_FROZEN], "cgroup.freeze", "1"))
 		goto cleanup;
-	/* (d): a second write to W1's open file, behind W1's toss. */
+	/* (d): a second writer of W1's cgroup, behind W1's toss. */
 	twin = fork();
 	if (twin < 0)
 		goto cleanup;
 	if (!twin)
-		_exit(write(sw->fd, "1", 1) < 0 ? errno : 0);
+		_exit(toss(sw->cg[SIG_W1], "1") ? 1 : 0);
 	/* Until W1 is done, and the others had a second and a half. */
 	while (now() < tsig + 30 && (!sw->end[SIG_W1] || now() < tsig + 1.5)) {
 		if (!frozen_at &&
@@ -1359,7 +1357,6 @@ cleanup:
 		reap(pids[i]);
 		destroy(sw->cg[i]);
 	}
-	restore_workers(saved);
 	munmap(sw, sizeof(*sw));
 	ksft_print_msg("cleaned up in %.1f s\n", now() - setup);
 	return ret;

@@ -781,23 +781,6 @@ long stat_tossed_on(const char *cg, int node)
 	return p ? atol(p + strlen(key)) : -1;
 }
 
-/* Set workers_per_node to @val; what it was goes to @saved (empty if nothing). */
-int set_workers(const char *val, char *saved, size_t size)
-{
-	if (read_text(WORKERS_PARAM, saved, size) <= 0 || write_str(WORKERS_PARAM, val)) {
-		*saved = 0;
-		ksft_print_msg("no %s to set\n", WORKERS_PARAM);
-		return -1;
-	}
-	return 0;
-}
-
-void restore_workers(const char *saved)
-{
-	if (*saved)
-		write_str(WORKERS_PARAM, saved);
-}
-
 /* Empty the trace: only an open with O_TRUNC does, a plain write does not. */
 int trace_clear(const char *tr)
 {
@@ -920,7 +903,7 @@ static bool selected(int argc, char **argv, const char *name)
  */
 int toss_main(int argc, char **argv, const struct toss_test *tests, int nr)
 {
-	char root[PATH_MAX], path[PATH_MAX + 32], workers_saved[16] = "", nodes[64];
+	char root[PATH_MAX], path[PATH_MAX + 32], nodes[64];
 	int i, n, plan = 0;
 
 	for (i = 0; i < nr; i++)
@@ -950,14 +933,6 @@ int toss_main(int argc, char **argv, const struct toss_test *tests, int nr)
 	toss_node = nth_node(ANY_NODE, 0);
 	ksft_print_msg("nodes with memory: %s; CPU 0 on node %d; tossed most: node %d\n",
 		       list_str(mem_nodes, nodes, sizeof(nodes)), home_node, toss_node);
-
-	/*
-	 * The tests that read the trace count one walk per node and toss:
-	 * one worker per node, whatever the node's CPUs, but where a test
-	 * sets it otherwise.
-	 */
-	if (read_text(WORKERS_PARAM, workers_saved, sizeof(workers_saved)) > 0)
-		write_str(WORKERS_PARAM, "1");
 
 	parent = cg_name(root, "toss_test");
 	cg_destroy(parent);
@@ -1005,8 +980,6 @@ int toss_main(int argc, char **argv, const struct toss_test *tests, int nr)
 	if (*big_file)
 		unlink(big_file);
 	cg_destroy(parent);
-	if (*workers_saved)
-		write_str(WORKERS_PARAM, workers_saved);
 	ksft_finished();
 	return KSFT_PASS;
 }

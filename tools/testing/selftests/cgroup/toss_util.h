@@ -22,7 +22,6 @@
 #define STAT_FILE	"cpuset.memory_toss_cache.stat"
 #define TRACING		"/sys/kernel/tracing"
 #define TRACE_BUF	(1024 * 1024)
-#define WORKERS_PARAM	"/sys/module/toss_cache/parameters/workers_per_node"
 
 #define NODE(n)		(1UL << (n))
 
@@ -118,8 +117,6 @@ long node_vmstat(int node, const char *key);
 long node_meminfo_kb(int node, const char *key);
 long stat_tossed_on(const char *cg, int node);
 
-int set_workers(const char *val, char *saved, size_t size);
-void restore_workers(const char *saved);
 
 int trace_clear(const char *tr);
 int trace_start(void);
