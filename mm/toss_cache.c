@@ -114,6 +114,7 @@ struct toss_control {
 	bool lru;			/* walk LRU lists, not page frames */
 	bool protect;			/* pfn walk: leave protected memcgs' */
 	bool slab;
+	bool partial;			/* an amount was asked for */
 	bool counted;			/* the folios were counted already */
 	unsigned int worker;
 	unsigned int nr_workers;
@@ -1259,13 +1260,13 @@ static int toss_lruvec_level(struct lruvec *lruvec, struct toss_control *tc,
 
 /*
  * The file folios of one memcg on one node, oldest first: all of them in
- * one walk of its lists, or, for a toss of part of them, level by level
+ * one walk of its lists, or, for a toss of an amount, level by level
  * (TOSS_LEVELS walks at most).
  */
 static int toss_lruvec(struct lruvec *lruvec, struct toss_control *tc,
 		       bool count)
 {
-	int first = tc->nr_to_toss == ULONG_MAX ? TOSS_LEVELS - 1 : 0;
+	int first = tc->partial ? 0 : TOSS_LEVELS - 1;
 	int level, ret = 0;
 
 	for (level = first; level < TOSS_LEVELS && !ret; level++) {
@@ -1757,6 +1758,7 @@ static int toss_lru_nodes(const struct toss_request *req, struct toss_result *re
 			struct toss_control tc = {
 				.req = req, .memcg = req->memcg, .lru = true,
 				.counted = pass, .nr_to_toss = left,
+				.partial = left != ULONG_MAX || req->free_pages,
 			};
 			unsigned long free;
 			int round;
