@@ -349,8 +349,8 @@ def report(rows, a):
     if s7:
         b = s7[0]["bytes"]
         md.append("## 7. A node's CPUs working together: a whole toss of %d MiB on node 1 (two vCPUs)\n" % (b // MIB))
-        md.append("`toss_1_worker` and `toss_2_workers` set `/sys/module/toss_cache/parameters/workers_per_node` "
-                  "to 1 and 2 for one toss of node 1's cache each, on the same data in every repetition "
+        md.append("`toss_1_worker` and `toss_2_workers` give the tossing cpuset CPU 1, then CPUs 1 and 3 "
+                  "(one worker per CPU of the cpuset on the node), for one toss of node 1's cache each, on the same data in every repetition "
                   "(order alternating); with 2, each worker walks every other 16 MiB stripe of the node's pfns. "
                   "The data is one file (one `i_pages` lock, which both workers take), then 48 files "
                   "of equal size (`_48_files`). The ratio is paired: two workers' time over one worker's.\n")

@@ -35,20 +35,20 @@ append="page_owner=on rcupdate.rcu_cpu_stall_timeout=60"
 append+=" sysctl.kernel.hung_task_timeout_secs=120 ${VM_APPEND:-}"
 selftest_append=$append
 [ "${SOAK_SELFTEST_PAGEALLOC:-0}" = 1 ] && selftest_append="debug_pagealloc=on $append"
-# The text of kernel/cgroup/cpuset-toss.o in the kernel: where the
+# The text of mm/toss_cache.o (the engine) in the kernel: where the
 # fault phase's call-trace filter points (vm/soak).  Its .text is one
 # piece: the address of the function at its offset 0, plus its size.
 obj=${kernel%/arch/x86/boot/bzImage}
-o=$obj/kernel/cgroup/cpuset-toss.o
+o=$obj/mm/toss_cache.o
 first=$(objdump -t "$o" | awk '$4 == ".text" && $3 == "F" && $1 ~ /^0+$/ { print $NF; exit }')
 size=$(objdump -h "$o" | awk '$2 == ".text" { print $3 }')
 start=$(awk -v f="$first" '$3 == f && ($2 == "t" || $2 == "T") { print $1 }' "$obj/System.map")
 text=""
 if [ -n "$start" ] && [ "$(echo "$start" | wc -l)" = 1 ] && [ -n "$size" ]; then
 	text=$(printf '0x%x 0x%x' $((16#$start)) $((16#$start + 16#$size)))
-	echo "soak: cpuset-toss.o's text: $text ($first, $((16#$size)) bytes)"
+	echo "soak: toss_cache.o's text: $text ($first, $((16#$size)) bytes)"
 else
-	echo "soak: cannot find cpuset-toss.o's text in System.map ('$first'): no call-trace filter" >&2
+	echo "soak: cannot find toss_cache.o's text in System.map ('$first'): no call-trace filter" >&2
 fi
 # boot <name> <log> <phases> <boot parameters>: one boot of vm/soak.
 # Sets $status to 1 if it failed.

@@ -336,7 +336,7 @@ static void toss_parse_test_scope_slab(struct kunit *test)
 		{ "1 scope=cgroup", true, true, false, false },
 		{ "1 slab=0", false, false, true, false },
 		{ "1 slab=1", false, false, true, true },
-		{ "8192 scope=cgroup slab=1", true, true, true, true },
+		{ "8192 scope=cgroup slab=0", true, true, true, false },
 		{ "max slab=1 scope=node", true, false, true, true },
 	};
 	struct toss_request_args req;
@@ -374,6 +374,12 @@ static void toss_parse_test_scope_slab_invalid(struct kunit *test)
 		{ "1 free=1G scope=cgroup", -EINVAL },
 		{ "1 scope=cgroup free=1G", -EINVAL },
 		{ "8192 scope=cgroup slab=1 free=4096", -EINVAL },
+		/*
+		 * slab=1 reaches file systems' own caches, which ignore the
+		 * node and the memcg: not with scope=cgroup.
+		 */
+		{ "8192 scope=cgroup slab=1", -EINVAL },
+		{ "1 slab=1 scope=cgroup", -EINVAL },
 	};
 
 	toss_test_expect_errors(test, t, ARRAY_SIZE(t));
@@ -407,11 +413,11 @@ static void toss_parse_test_keys(struct kunit *test)
 			  node_isset(2, req.nodes));
 
 	/* Spaces between and around keys do not count. */
-	ret = toss_test_parse(test, "  1   slab=1    nodes=2  scope=cgroup\n",
+	ret = toss_test_parse(test, "  1   slab=0    nodes=2  scope=cgroup\n",
 			      &req);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, req.nr_pages, ULONG_MAX);
-	KUNIT_EXPECT_TRUE(test, req.scope_cgroup && req.slab);
+	KUNIT_EXPECT_TRUE(test, req.scope_cgroup && req.slab_set && !req.slab);
 	KUNIT_EXPECT_TRUE(test, req.nodes_set && node_isset(2, req.nodes) &&
 			  nodes_weight(req.nodes) == 1);
 	KUNIT_EXPECT_EQ(test, req.free_pages, 0UL);

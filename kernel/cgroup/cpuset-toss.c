@@ -13,50 +13,24 @@
  * the cpuset's nodes taken, and the toss counted and logged.
  *
  * The file is write-only (0200), like memory.reclaim, so that tools that
- * copy a cgroup's settings by reading and writing back every readable file
- * never trigger a toss.  Its grammar follows memory.reclaim too: an amount
- * ("1" or "max" for all, or a size), then optional keys, separated by
- * spaces or tabs:
+ * copy a cgroup's settings never trigger a toss; its grammar follows
+ * memory.reclaim too (Documentation/admin-guide/cgroup-v2.rst): an amount,
+ * then nodes=, free=, scope=node|cgroup and slab=0|1.
  *
- *   1 | max		toss all clean, unmapped page cache of the nodes
- *   <size>		toss at most <size> bytes in total, spread over the
- *			nodes, coldest first; -EAGAIN if less was tossed
- *   nodes=<list>	only these nodes, which must all be in the cpuset's
- *			cpuset.mems.effective and have memory
- *   free=<size>	on each node, stop once it has <size> bytes free;
- *			-EAGAIN if a node could not get there; not with
- *			scope=cgroup
- *   scope=node		all the page cache of the nodes (the default), every
- *			memory cgroup keeping what its memory.min and
- *			memory.low protect
- *   scope=cgroup	only page cache charged to this cgroup's memory
- *			controller subtree, each memcg giving only what
- *			lies above its memory.min/low protection
- *   slab=0|1		also shrink the nodes' reclaimable slab (dentries,
- *			inodes) through the super blocks' shrinkers
+ * The nodes are the cpuset's own: its cpuset.mems, as far as they are
+ * effective.  A cpuset other than the root that never set cpuset.mems
+ * has none of its own (its effective mems are its parent's): a toss of
+ * scope=node of it is -EINVAL unless nodes= names the nodes.  scope=cgroup
+ * drops only the cgroup's own cache, which is toss_cache() with the
+ * cgroup's memcg, as memory.reclaim's clean_cache=1 is.
  *
- * The nodes are the cpuset's own: those of its cpuset.mems, as far as they
- * are effective.  A cpuset other than the root that never set cpuset.mems
- * has no nodes of its own (its effective mems are its parent's): a toss of
- * scope=node of it is -EINVAL unless nodes= names the nodes.  A toss of
- * scope=cgroup drops only the cgroup's own cache, from its effective mems
- * whatever they came from.
- *
- * Dropping a node's cache drops other tenants' cache too, so a toss of
- * scope=node needs CAP_SYS_ADMIN in the initial user namespace, checked
- * against the credentials of whoever opened the file.  A toss of
- * scope=cgroup touches only this cgroup's own cache and is allowed to
- * whoever may write the file: the owner of a delegated subtree.
- *
- * As for memory.reclaim, one write at a time per open file: kernfs
- * serialises the writes of an open file, so a second writer sharing it
- * waits for the first toss.  Writers that must not wait for each other
- * open the file each.
- *
- * Every toss is counted in cpuset.memory_toss_cache.stat, a read-only file
- * next to it: the number of tosses, the bytes tossed per node, and what
- * the last toss scanned, tossed and kept, who asked for it, how long it
- * took and how it ended.
+ * scope=node drops other tenants' cache too (what their memory.min and
+ * memory.low do not protect), so it needs CAP_SYS_ADMIN in the initial
+ * user namespace, checked against the credentials of whoever opened the
+ * file.  scope=cgroup is allowed to whoever may write the file: the owner
+ * of a delegated subtree.  As for memory.reclaim, kernfs serialises the
+ * writes of one open file: writers that must not wait for each other open
+ * the file each.
  *
  * Locking: the cpuset's effective mems are read once under callback_lock,
  * then every lock is dropped before any page is looked at, and the file's
@@ -275,6 +249,13 @@ static int toss_parse(char *buf, struct toss_request_args *req)
 	 * it drains every CPU's free page lists: not for scope=cgroup.
 	 */
 	if (req->scope_cgroup && req->free_pages)
+		return -EINVAL;
+	/*
+	 * The super blocks' shrinkers also free file systems' own cached
+	 * objects (XFS inodes, say), which know neither the node nor the
+	 * memcg: not for scope=cgroup, which may touch only its own.
+	 */
+	if (req->scope_cgroup && req->slab)
 		return -EINVAL;
 	return 0;
 }
