@@ -29,8 +29,8 @@
  *   size), shared among up to TOSS_MAX_WORKERS kernel threads, each taking
  *   every n-th stripe of TOSS_STRIPE pfns, on the CPUs the caller names.
  *   The folios of memory cgroups that have memory.min or memory.low
- *   protection are left by that walk (a look at the folio's memcg per
- *   candidate: two loads) and taken afterwards from those memcgs' LRU
+ *   protection are left by that walk (when any memcg has some, a look at
+ *   each candidate's memcg: three loads) and taken from those memcgs' LRU
  *   lists, no more of each than lies above its protection.
  *
  * - A toss of part of the cache (an amount, a free memory target), and any
@@ -339,9 +339,8 @@ static bool toss_folio_protected(struct folio *folio)
 {
 	unsigned long min, low;
 
-	rcu_read_lock();
+	/* A file folio is never a kmem one: no RCU needed for its memcg. */
 	mem_cgroup_protection(NULL, folio_memcg(folio), &min, &low);
-	rcu_read_unlock();
 	return min || low;
 }
 
@@ -1311,16 +1310,22 @@ static unsigned long toss_memcg_avail(struct mem_cgroup *target,
  * The effective protection of every memcg against the root, top-down as
  * mem_cgroup_calculate_protection() wants it, for a whole toss's walk of
  * the page frames to tell protected folios (toss_folio_protected()).
+ * Returns whether any memcg has some: if none, the walk need not look.
  */
-static void toss_calc_protection(void)
+static bool toss_calc_protection(void)
 {
 	struct mem_cgroup *memcg = mem_cgroup_iter(NULL, NULL, NULL);
+	unsigned long min, low;
+	bool any = false;
 
 	while (memcg) {
 		mem_cgroup_calculate_protection(NULL, memcg);
+		mem_cgroup_protection(NULL, memcg, &min, &low);
+		any |= min || low;
 		cond_resched();
 		memcg = mem_cgroup_iter(NULL, memcg, NULL);
 	}
+	return any;
 }
 
 /*
@@ -1651,7 +1656,7 @@ static int toss_whole(const struct toss_request *req, struct toss_result *res)
 	}
 	cpumask_copy(job->caller_cpus, current->cpus_ptr);
 	if (protect)
-		toss_calc_protection();
+		protect = toss_calc_protection();
 
 	/* The nodes' ranges, once for all their workers. */
 	get_online_mems();

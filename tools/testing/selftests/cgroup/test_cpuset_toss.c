@@ -1220,8 +1220,8 @@ static int test_toss_partial_walks(const char *root)
 	fill = make_cpuset("fill1", NODE(a));
 	hold = make_cpuset("holder", NODE(a));
 	trace = malloc(TRACE_BUF);
-	if (!cg || !fill || !hold || !trace || create_sparse(held, HELD_SIZE) || create_sparse(warm, WARM_SIZE) ||
-	    create_sparse(ahead, AHEAD_SIZE))
+	if (!cg || !fill || !hold || !trace || create_sparse(held, HELD_SIZE) ||
+	    create_sparse(warm, WARM_SIZE) || create_sparse(ahead, AHEAD_SIZE))
 		goto cleanup;
 	drop_all_caches();
 	unlink("/tmp/toss-holding");

@@ -117,7 +117,6 @@ long node_vmstat(int node, const char *key);
 long node_meminfo_kb(int node, const char *key);
 long stat_tossed_on(const char *cg, int node);
 
-
 int trace_clear(const char *tr);
 int trace_start(void);
 void trace_stop(void);
