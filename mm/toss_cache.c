@@ -1770,8 +1770,9 @@ static int toss_lru_nodes(const struct toss_request *req, struct toss_result *re
 
 			if (!node_state(nid, N_MEMORY))
 				continue;
+			/* (A node may have got memory since n was counted.) */
 			if (left != ULONG_MAX && !pass && !req->free_pages)
-				tc.nr_to_toss = DIV_ROUND_UP(left, n - i);
+				tc.nr_to_toss = DIV_ROUND_UP(left, max(n - i, 1));
 			i++;
 			for (round = 0; round < 2 && !ret; round++) {
 				if (req->free_pages) {

@@ -67,26 +67,6 @@ static int read_ahead(const char *cgroup, void *arg)
 	return 0;
 }
 
-/* Write 16 MiB to @arg's file and leave them dirty. */
-static int write_dirty(const char *cgroup, void *arg)
-{
-	const char *path = arg;
-	char *buf = malloc(MiB);
-	int fd, i;
-
-	if (!buf)
-		return 1;
-	memset(buf, 0x5a, MiB);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return 1;
-	for (i = 0; i < 16; i++)
-		if (write(fd, buf, MiB) != MiB)
-			return 1;
-	close(fd);
-	return 0;
-}
-
 /*
  * Fill every node, make a cpuset with @mems (then change them to @new_mems
  * if given), write @req to its toss file and check that exactly the nodes

@@ -840,6 +840,29 @@ cleanup:
 #define PROT_SIZE	(64 * MiB)
 
 /*
+ * Children a and b read PROT_SIZE of @fa and @fb afresh; their pages on
+ * toss_node go to *@a0 and *@b0.  Returns 0 when both are all there.
+ */
+static int prot_read(const char *a, const char *b, const char *fa,
+		     const char *fb, long *a0, long *b0)
+{
+	long want = PROT_SIZE / page_size;
+
+	uncache(fa);
+	uncache(fb);
+	if (cg_run(a, read_all, (void *)fa) || cg_run(b, read_all, (void *)fb))
+		return -1;
+	*a0 = resident_on(fa, toss_node);
+	*b0 = resident_on(fb, toss_node);
+	if (*a0 < want * 99 / 100 || *b0 < want * 99 / 100) {
+		ksft_print_msg("the reads left only %ld and %ld pages on node %d\n",
+			       *a0, *b0, toss_node);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * memory.min and memory.low protect what they say, not all or nothing:
  * under a cpuset on one node, child a (protected, 48M) and its sibling b
  * (not) each read 64 MiB of a file; a scope=cgroup toss of their parent
@@ -851,7 +874,7 @@ static int test_toss_protection(const char *root)
 {
 	static const char * const knob[] = { "memory.min", "memory.low" };
 	char fa[PATH_MAX], fb[PATH_MAX], *p, *a = NULL, *b = NULL;
-	long want = PROT_SIZE / page_size, a0, b0, a1, b1, cur;
+	long a0, b0, a1, b1, cur;
 	int ret = KSFT_FAIL, round, err, bad = 0;
 
 	snprintf(fa, sizeof(fa), "%s/toss-prot-a", dir);
@@ -864,19 +887,9 @@ static int test_toss_protection(const char *root)
 	    cg_create(a) || cg_create(b))
 		goto cleanup;
 	for (round = 0; round < 2; round++) {
-		if (cg_write(a, knob[!round], "0") || cg_write(a, knob[round], "48M"))
+		if (cg_write(a, knob[!round], "0") || cg_write(a, knob[round], "48M") ||
+		    prot_read(a, b, fa, fb, &a0, &b0))
 			goto cleanup;
-		uncache(fa);
-		uncache(fb);
-		if (cg_run(a, read_all, fa) || cg_run(b, read_all, fb))
-			goto cleanup;
-		a0 = resident_on(fa, toss_node);
-		b0 = resident_on(fb, toss_node);
-		if (a0 < want * 99 / 100 || b0 < want * 99 / 100) {
-			ksft_print_msg("the reads left only %ld and %ld pages on node %d\n",
-				       a0, b0, toss_node);
-			goto cleanup;
-		}
 		cur = cg_read_long(a, "memory.current");
 		err = toss(p, "1 scope=cgroup");
 		a1 = resident_on(fa, toss_node);
@@ -917,7 +930,7 @@ static int test_toss_node_protection(const char *root)
 	static const char * const knob[] = { "memory.min", "memory.low" };
 	char fa[PATH_MAX], fb[PATH_MAX], *p, *a = NULL, *b = NULL, *job = NULL;
 	char *top = cg_name(root, "toss_test");
-	long want = PROT_SIZE / page_size, a0, b0, a1, a2, b2;
+	long a0, b0, a1, a2, b2;
 	int ret = KSFT_FAIL, round, err1, err2, bad = 0, i;
 
 	snprintf(fa, sizeof(fa), "%s/toss-nprot-a", dir);
@@ -938,17 +951,8 @@ static int test_toss_node_protection(const char *root)
 			if (cg_write(cgs[i], knob[!round], "0") ||
 			    cg_write(cgs[i], knob[round], "48M"))
 				goto cleanup;
-		uncache(fa);
-		uncache(fb);
-		if (cg_run(a, read_all, fa) || cg_run(b, read_all, fb))
+		if (prot_read(a, b, fa, fb, &a0, &b0))
 			goto cleanup;
-		a0 = resident_on(fa, toss_node);
-		b0 = resident_on(fb, toss_node);
-		if (a0 < want * 99 / 100 || b0 < want * 99 / 100) {
-			ksft_print_msg("the reads left only %ld and %ld pages on node %d\n",
-				       a0, b0, toss_node);
-			goto cleanup;
-		}
 		err1 = toss(job, "32M");
 		a1 = resident_on(fa, toss_node);
 		err2 = toss(job, "1");
@@ -980,27 +984,6 @@ cleanup:
 	unlink(fa);
 	unlink(fb);
 	return ret;
-}
-
-#define DIRTY_SIZE	(16 * MiB)
-
-/* Write DIRTY_SIZE to @arg's file and leave it dirty. */
-static int write_dirty(const char *cgroup, void *arg)
-{
-	char *buf = malloc(MiB);
-	int fd, i;
-
-	if (!buf)
-		return 1;
-	memset(buf, 0x5a, MiB);
-	fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return 1;
-	for (i = 0; i < DIRTY_SIZE / MiB; i++)
-		if (write(fd, buf, MiB) != MiB)
-			return 1;
-	close(fd);
-	return 0;
 }
 
 /* As the delegatee: make @cg's child "c" (its files are then its own). */

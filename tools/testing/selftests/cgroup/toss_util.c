@@ -257,6 +257,26 @@ int run_steps(int (*fn)(const char *cg), const char *cg, const char *what)
 	return 0;
 }
 
+/* Write DIRTY_SIZE to @arg's file and leave it dirty. */
+int write_dirty(const char *cgroup, void *arg)
+{
+	char *buf = malloc(MiB);
+	int fd, i;
+
+	if (!buf)
+		return 1;
+	memset(buf, 0x5a, MiB);
+	fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < DIRTY_SIZE / MiB; i++)
+		if (write(fd, buf, MiB) != MiB)
+			return 1;
+	close(fd);
+	free(buf);
+	return 0;
+}
+
 /* Become the unprivileged delegatee (TEST_UID, no groups). */
 int become_delegatee(void)
 {

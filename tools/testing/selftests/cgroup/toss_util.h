@@ -82,6 +82,8 @@ char *make_cpuset(const char *name, unsigned long mems);
 void destroy(char *cg);
 void reap(pid_t pid);
 int run_steps(int (*fn)(const char *cg), const char *cg, const char *what);
+#define DIRTY_SIZE	(16 * MiB)
+int write_dirty(const char *cgroup, void *arg);
 int become_delegatee(void);
 int chown_cgroup(const char *cg, uid_t uid);
 pid_t toss_in_child(const char *cg, const char *req);
