@@ -224,7 +224,8 @@ cleanup:
  */
 static int test_toss_dirty_survives(const char *root)
 {
-	char path[PATH_MAX], expire[32] = "", wb[32] = "";
+	char path[PATH_MAX];
+	struct flusher fl = {};
 	long npages = 16 * MiB / page_size, c0[MAX_NODES], c1[MAX_NODES];
 	int ret = KSFT_FAIL, a = nth_node(ANY_NODE, 0), round;
 	long w0, w1, gone, r1;
@@ -232,10 +233,7 @@ static int test_toss_dirty_survives(const char *root)
 
 	snprintf(path, sizeof(path), "%s/dirty", dir);
 	/* Keep the flusher away while the pages must stay dirty. */
-	read_text("/proc/sys/vm/dirty_expire_centisecs", expire, sizeof(expire));
-	read_text("/proc/sys/vm/dirty_writeback_centisecs", wb, sizeof(wb));
-	write_str("/proc/sys/vm/dirty_expire_centisecs", "360000");
-	write_str("/proc/sys/vm/dirty_writeback_centisecs", "0");
+	flusher_away(&fl);
 	cg = make_cpuset("job", NODE(a));
 	if (!cg)
 		goto cleanup;
@@ -286,10 +284,7 @@ static int test_toss_dirty_survives(const char *root)
 	}
 	ret = KSFT_PASS;
 cleanup:
-	if (*expire)
-		write_str("/proc/sys/vm/dirty_expire_centisecs", expire);
-	if (*wb)
-		write_str("/proc/sys/vm/dirty_writeback_centisecs", wb);
+	flusher_back(&fl);
 	destroy(cg);
 	unlink(path);
 	return ret;

@@ -1022,7 +1022,7 @@ static int reclaim_delegated(const char *cg)
 static int test_reclaim_clean_cache(const char *root)
 {
 	char fc[PATH_MAX], fd[PATH_MAX], req[64], *m = NULL, *d = NULL, *c = NULL;
-	char expire[32] = "", wb[32] = "";
+	struct flusher fl = {};
 	long want = PROT_SIZE / page_size, c0, d0, c1, d1, c2, d2;
 	int ret = KSFT_FAIL, err1, err2, i, bad;
 	const char * const badreq[] = {
@@ -1034,10 +1034,7 @@ static int test_reclaim_clean_cache(const char *root)
 	snprintf(fc, sizeof(fc), "%s/toss-rc-clean", dir);
 	snprintf(fd, sizeof(fd), "%s/toss-rc-dirty", dir);
 	/* Keep the flusher away while the pages must stay dirty. */
-	read_text("/proc/sys/vm/dirty_expire_centisecs", expire, sizeof(expire));
-	read_text("/proc/sys/vm/dirty_writeback_centisecs", wb, sizeof(wb));
-	write_str("/proc/sys/vm/dirty_expire_centisecs", "360000");
-	write_str("/proc/sys/vm/dirty_writeback_centisecs", "0");
+	flusher_away(&fl);
 	m = make_cpuset("rc", NODE(toss_node));
 	if (!m || create_sparse(fc, PROT_SIZE))
 		goto cleanup;
@@ -1088,10 +1085,7 @@ static int test_reclaim_clean_cache(const char *root)
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
-	if (*expire)
-		write_str("/proc/sys/vm/dirty_expire_centisecs", expire);
-	if (*wb)
-		write_str("/proc/sys/vm/dirty_writeback_centisecs", wb);
+	flusher_back(&fl);
 	destroy(c);
 	destroy(d);
 	destroy(m);

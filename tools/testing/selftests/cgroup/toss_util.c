@@ -257,6 +257,24 @@ int run_steps(int (*fn)(const char *cg), const char *cg, const char *what)
 	return 0;
 }
 
+/* Keep the flusher away while pages must stay dirty; flusher_back() undoes it. */
+void flusher_away(struct flusher *f)
+{
+	*f->expire = *f->wb = 0;
+	read_text("/proc/sys/vm/dirty_expire_centisecs", f->expire, sizeof(f->expire));
+	read_text("/proc/sys/vm/dirty_writeback_centisecs", f->wb, sizeof(f->wb));
+	write_str("/proc/sys/vm/dirty_expire_centisecs", "360000");
+	write_str("/proc/sys/vm/dirty_writeback_centisecs", "0");
+}
+
+void flusher_back(const struct flusher *f)
+{
+	if (*f->expire)
+		write_str("/proc/sys/vm/dirty_expire_centisecs", f->expire);
+	if (*f->wb)
+		write_str("/proc/sys/vm/dirty_writeback_centisecs", f->wb);
+}
+
 /* Write DIRTY_SIZE to @arg's file and leave it dirty. */
 int write_dirty(const char *cgroup, void *arg)
 {

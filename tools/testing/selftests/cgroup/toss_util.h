@@ -82,6 +82,13 @@ char *make_cpuset(const char *name, unsigned long mems);
 void destroy(char *cg);
 void reap(pid_t pid);
 int run_steps(int (*fn)(const char *cg), const char *cg, const char *what);
+struct flusher {
+	char expire[32];
+	char wb[32];
+};
+
+void flusher_away(struct flusher *f);
+void flusher_back(const struct flusher *f);
 #define DIRTY_SIZE	(16 * MiB)
 int write_dirty(const char *cgroup, void *arg);
 int become_delegatee(void);
