@@ -820,6 +820,19 @@ static void toss_cpus(struct toss_job *job, int nid, struct cpumask *mask)
 		cpumask_copy(mask, job->caller_cpus);
 }
 
+/* Whether the workers of @data, a job, should stop: see toss_stopped(). */
+static bool toss_job_stop(void *data)
+{
+	struct toss_job *job = data;
+	bool stop;
+
+	rcu_read_lock();
+	stop = atomic_read(&job->abort) ||
+	       (job->req.should_stop && job->req.should_stop(job->req.data));
+	rcu_read_unlock();
+	return stop;
+}
+
 /*
  * 0 to go on, -EINTR on a signal to the caller, -ENODEV when its
  * toss_request.should_stop says stop.  A worker thread, which gets no
@@ -833,7 +846,6 @@ static int toss_stopped(struct toss_control *tc)
 	const struct toss_request *req = tc->req;
 	struct toss_job *job = tc->job;
 	struct toss_work *tw;
-	int ret = 0;
 
 	if (!job) {
 		if (signal_pending(current))
@@ -843,20 +855,19 @@ static int toss_stopped(struct toss_control *tc)
 		return 0;
 	}
 	try_to_freeze();
+	if (toss_job_stop(job))
+		return atomic_read(&job->abort) ? -EINTR : -ENODEV;
 	tw = container_of(tc, struct toss_work, tc);
-	rcu_read_lock();
-	if (atomic_read(&job->abort)) {
-		ret = -EINTR;
-	} else if (req->should_stop && req->should_stop(req->data)) {
-		ret = -ENODEV;
-	} else if (time_after_eq(jiffies, tw->recheck)) {
+	if (time_after_eq(jiffies, tw->recheck)) {
 		tw->recheck = jiffies + TOSS_CPUS_RECHECK;
-		toss_cpus(job, tw->nid, tw->cpus);
+		rcu_read_lock();
+		if (!atomic_read(&job->abort))
+			toss_cpus(job, tw->nid, tw->cpus);
+		rcu_read_unlock();
+		if (!cpumask_equal(current->cpus_ptr, tw->cpus))
+			set_cpus_allowed_ptr(current, tw->cpus);
 	}
-	rcu_read_unlock();
-	if (!ret && !cpumask_equal(current->cpus_ptr, tw->cpus))
-		set_cpus_allowed_ptr(current, tw->cpus);
-	return ret;
+	return 0;
 }
 
 /* A whole toss's walk of the pfns of node @nid from @pfn to @end_pfn. */
@@ -1482,19 +1493,6 @@ static void toss_add(struct toss_result *res, const struct toss_control *tc,
 	res->nr_slab += tc->nr_slab;
 	if (res->node_tossed)
 		res->node_tossed[nid] += tc->nr_tossed;
-}
-
-/* Whether the workers of @data, a job, should stop: see toss_stopped(). */
-static bool toss_job_stop(void *data)
-{
-	struct toss_job *job = data;
-	bool stop;
-
-	rcu_read_lock();
-	stop = atomic_read(&job->abort) ||
-	       (job->req.should_stop && job->req.should_stop(job->req.data));
-	rcu_read_unlock();
-	return stop;
 }
 
 /* One walk of one worker; the last of the node's tells the first. */
