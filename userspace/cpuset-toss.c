@@ -149,6 +149,25 @@ static int fail(int json, int err, const char *msg)
 	return code;
 }
 
+/*
+ * The counters of cpuset.memory_toss_cache.stat the JSON output reports,
+ * as the growth of each over the toss, and their JSON names.  The first
+ * two are the ones the text output prints.
+ */
+static const struct {
+	const char *stat, *json;
+} kernel_keys[] = {
+	{ "tossed_bytes", "tossed_bytes" },
+	{ "toss_usec", "duration_us" },
+	{ "scanned_bytes", "scanned_bytes" },
+	{ "kept_dirty_bytes", "dirty_bytes" },
+	{ "kept_writeback_bytes", "writeback_bytes" },
+	{ "kept_mapped_bytes", "mapped_bytes" },
+	{ "kept_busy_bytes", "busy_bytes" },
+	{ "slab_objects", "slab_objects" },
+};
+#define NR_KERNEL_KEYS (sizeof(kernel_keys) / sizeof(kernel_keys[0]))
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -171,7 +190,9 @@ int main(int argc, char **argv)
 	const char *write_req = NULL, *unit = NULL, *pidarg = NULL, *path = NULL;
 	unsigned long long before[TOSS_MAX_NODES], after[TOSS_MAX_NODES];
 	long long t0, t1, tosses0 = -1, tosses1 = -1, v;
+	long long kv0[NR_KERNEL_KEYS], kv1[NR_KERNEL_KEYS];
 	struct toss_nodes memnodes, mems, want;
+	size_t k;
 	char req[TOSS_REQ_MAX], err[PATH_MAX + 256] = "", msg[PATH_MAX + 512];
 	int slab = 0, json = 0, quiet = 0, self = 0, c, ret, node, i;
 	struct toss_cgroup cg;
@@ -295,6 +316,9 @@ int main(int argc, char **argv)
 			before[node] = 0;
 	if (toss_stat_value(&cg, "tosses", &v) == 0)
 		tosses0 = v;
+	for (k = 0; k < NR_KERNEL_KEYS; k++)
+		if (toss_stat_value(&cg, kernel_keys[k].stat, &kv0[k]))
+			kv0[k] = -1;
 
 	t0 = now_us();
 	ret = toss_write(&cg, req);
@@ -305,6 +329,13 @@ int main(int argc, char **argv)
 			after[node] = 0;
 	if (toss_stat_value(&cg, "tosses", &v) == 0)
 		tosses1 = v;
+	/* The counters' growth is this toss's when no other toss counted. */
+	for (k = 0; k < NR_KERNEL_KEYS; k++)
+		if (tosses0 < 0 || tosses1 != tosses0 + 1 || kv0[k] < 0 ||
+		    toss_stat_value(&cg, kernel_keys[k].stat, &kv1[k]))
+			kv1[k] = -1;
+		else
+			kv1[k] -= kv0[k];
 
 	if (json) {
 		json_t *o, *arr = json_array(), *kernel;
@@ -321,17 +352,11 @@ int main(int argc, char **argv)
 			      "error", errno_name(ret), "exit_code", toss_exit_code(ret),
 			      "duration_us", (json_int_t)(t1 - t0), "nodes", arr);
 		if (o && tosses0 >= 0 && tosses1 == tosses0 + 1) {
-			static const char * const keys[] = {
-				"last_tossed_bytes", "last_scanned_bytes", "last_duration_us",
-				"last_dirty_bytes", "last_writeback_bytes", "last_mapped_bytes",
-				"last_busy_bytes", "last_slab_objects"
-			};
-			size_t k;
-
 			kernel = json_object();
-			for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-				if (toss_stat_value(&cg, keys[k], &v) == 0)
-					json_object_set_new(kernel, keys[k] + 5, json_integer(v));
+			for (k = 0; k < NR_KERNEL_KEYS; k++)
+				if (kv1[k] >= 0)
+					json_object_set_new(kernel, kernel_keys[k].json,
+							    json_integer(kv1[k]));
 			json_object_set_new(o, "kernel", kernel);
 		}
 		json_print(o);
@@ -355,13 +380,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cpuset-toss: %s: %s (%s) after %.1f ms\n", cg.rel,
 				toss_strerror(ret), errno_name(ret), (t1 - t0) / 1000.0);
 		} else {
-			long long tb, td;
-
 			printf("done in %.1f ms", (t1 - t0) / 1000.0);
-			if (tosses0 >= 0 && tosses1 == tosses0 + 1 &&
-			    !toss_stat_value(&cg, "last_tossed_bytes", &tb) &&
-			    !toss_stat_value(&cg, "last_duration_us", &td))
-				printf("; the kernel dropped %.1f MiB in %.1f ms", mib(tb), td / 1000.0);
+			if (kv1[0] >= 0 && kv1[1] >= 0)
+				printf("; the kernel dropped %.1f MiB in %.1f ms", mib(kv1[0]),
+				       kv1[1] / 1000.0);
 			printf("\n");
 		}
 	}

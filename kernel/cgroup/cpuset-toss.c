@@ -10,7 +10,10 @@
  * starts, and the cache of the cpuset's own nodes goes: this file is the
  * job manager's front end to toss_cache() (mm/toss_cache.c), which decides
  * what to drop and how.  Here the request is parsed, permission checked,
- * the cpuset's nodes taken, and the toss counted and logged.
+ * the cpuset's nodes taken, and the toss counted and logged.  The counts
+ * are monotonic, in cpuset.memory_toss_cache.stat (flat keyed, as
+ * memory.stat) and .numa_stat (nested keyed, as memory.numa_stat); what a
+ * single toss did is in the log line and the toss_cache tracepoints.
  *
  * The file is write-only (0200), like memory.reclaim, so that tools that
  * copy a cgroup's settings never trigger a toss; its grammar follows
@@ -47,7 +50,6 @@
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/parser.h>
-#include <linux/pid.h>
 #include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -78,14 +80,26 @@ static const match_table_t toss_tokens = {
 	{ TOSS_KEY_ERR,		NULL },
 };
 
-/* What cpuset.memory_toss_cache.stat shows; all sizes in pages. */
+/*
+ * What cpuset.memory_toss_cache.stat and .numa_stat show: monotonic
+ * counters over every toss of the cpuset, sizes in pages.
+ */
+struct cpuset_toss_counters {
+	u64 nr_tosses;
+	u64 nr_failed;
+	u64 duration_ns;
+	u64 scanned;
+	u64 tossed;
+	u64 dirty;
+	u64 writeback;
+	u64 mapped;
+	u64 busy;
+	u64 slab;
+};
+
 struct cpuset_toss_stat {
 	spinlock_t lock;		/* protects all below */
-	u64 nr_tosses;
-	struct toss_result last;
-	u64 last_duration_ns;
-	struct pid *last_pid;
-	int last_error;
+	struct cpuset_toss_counters c;
 	u64 tossed[];			/* per node id */
 };
 
@@ -322,9 +336,6 @@ void cpuset_toss_free(struct cpuset *cs)
 {
 	struct cpuset_toss_stat *st = cs->toss_stat;
 
-	if (!st)
-		return;
-	put_pid(st->last_pid);
 	kfree(st);
 	cs->toss_stat = NULL;
 }
@@ -348,49 +359,62 @@ void cpuset_toss_offline(struct cpuset *cs)
  * @sf: the seq_file of the reader
  * @v: unused
  *
- * Every line is printed under the statistics' lock, so that the last_*
- * lines all describe the same toss.  last_pid is the pid of the process
- * that wrote the last toss as the reader's pid namespace sees it, 0 if it
- * cannot see it.
+ * Flat keyed, as memory.stat is: one "key value" line per counter, every
+ * counter monotonic over the cpuset's life.
  *
- * Return: 0.
+ * Return: 0, or -ENOMEM for the root cpuset if its statistics could not
+ * be allocated at boot.
  */
 int cpuset_toss_stat_show(struct seq_file *sf, void *v)
 {
 	struct cpuset_toss_stat *st = css_cs(seq_css(sf))->toss_stat;
-	u64 total = 0;
-	int nid;
+	struct cpuset_toss_counters s;
 
-	/* Only the root cpuset's, allocated at boot, can be missing. */
 	if (!st)
 		return -ENOMEM;
 	spin_lock(&st->lock);
-	for (nid = 0; nid < nr_node_ids; nid++)
-		total += st->tossed[nid];
-	seq_printf(sf, "tosses %llu\n", st->nr_tosses);
-	seq_printf(sf, "tossed_bytes %llu\n", total << PAGE_SHIFT);
+	s = st->c;
+	spin_unlock(&st->lock);
+	seq_printf(sf, "tosses %llu\n", s.nr_tosses);
+	seq_printf(sf, "tosses_failed %llu\n", s.nr_failed);
+	seq_printf(sf, "toss_usec %llu\n",
+		   div_u64(s.duration_ns, NSEC_PER_USEC));
+	seq_printf(sf, "scanned_bytes %llu\n", s.scanned << PAGE_SHIFT);
+	seq_printf(sf, "tossed_bytes %llu\n", s.tossed << PAGE_SHIFT);
+	seq_printf(sf, "kept_dirty_bytes %llu\n",
+		   s.dirty << PAGE_SHIFT);
+	seq_printf(sf, "kept_writeback_bytes %llu\n",
+		   s.writeback << PAGE_SHIFT);
+	seq_printf(sf, "kept_mapped_bytes %llu\n",
+		   s.mapped << PAGE_SHIFT);
+	seq_printf(sf, "kept_busy_bytes %llu\n", s.busy << PAGE_SHIFT);
+	seq_printf(sf, "slab_objects %llu\n", s.slab);
+	return 0;
+}
+
+/**
+ * cpuset_toss_numa_stat_show - show cpuset.memory_toss_cache.numa_stat
+ * @sf: the seq_file of the reader
+ * @v: unused
+ *
+ * Nested keyed, as memory.numa_stat is: "tossed N0=<bytes> N1=<bytes>
+ * ..." for every node with memory.
+ *
+ * Return: 0, or -ENOMEM as cpuset_toss_stat_show().
+ */
+int cpuset_toss_numa_stat_show(struct seq_file *sf, void *v)
+{
+	struct cpuset_toss_stat *st = css_cs(seq_css(sf))->toss_stat;
+	int nid;
+
+	if (!st)
+		return -ENOMEM;
 	seq_puts(sf, "tossed");
+	spin_lock(&st->lock);
 	for_each_node_state(nid, N_MEMORY)
 		seq_printf(sf, " N%d=%llu", nid, st->tossed[nid] << PAGE_SHIFT);
-	seq_putc(sf, '\n');
-	seq_printf(sf, "last_pid %d\n", pid_vnr(st->last_pid));
-	seq_printf(sf, "last_error %d\n", st->last_error);
-	seq_printf(sf, "last_duration_us %llu\n",
-		   div_u64(st->last_duration_ns, NSEC_PER_USEC));
-	seq_printf(sf, "last_scanned_bytes %llu\n",
-		   (u64)st->last.nr_scanned << PAGE_SHIFT);
-	seq_printf(sf, "last_tossed_bytes %llu\n",
-		   (u64)st->last.nr_tossed << PAGE_SHIFT);
-	seq_printf(sf, "last_dirty_bytes %llu\n",
-		   (u64)st->last.nr_dirty << PAGE_SHIFT);
-	seq_printf(sf, "last_writeback_bytes %llu\n",
-		   (u64)st->last.nr_writeback << PAGE_SHIFT);
-	seq_printf(sf, "last_mapped_bytes %llu\n",
-		   (u64)st->last.nr_mapped << PAGE_SHIFT);
-	seq_printf(sf, "last_busy_bytes %llu\n",
-		   (u64)st->last.nr_busy << PAGE_SHIFT);
-	seq_printf(sf, "last_slab_objects %lu\n", st->last.nr_slab);
 	spin_unlock(&st->lock);
+	seq_putc(sf, '\n');
 	return 0;
 }
 
@@ -538,8 +562,8 @@ struct toss_write {
  *
  * Context: Process context, may sleep; takes and drops callback_lock.
  * Return: @nbytes on success, -EINVAL for bad input or a scope=node toss
- * of a cpuset without nodes of its own and no nodes=, -ERANGE for a size that does not fit in
- * 64 bits, -EPERM without CAP_SYS_ADMIN (scope=node), -EOPNOTSUPP for
+ * of a cpuset without nodes of its own and no nodes=, -ERANGE for a size
+ * that does not fit in 64 bits, -EPERM without CAP_SYS_ADMIN (scope=node), -EOPNOTSUPP for
  * scope=cgroup without the memory controller on the cgroup, -ENODEV for a
  * cpuset going away (before the toss or during it), -EINTR on a signal,
  * -EAGAIN when a limited toss dropped less than asked or a node could not
@@ -616,15 +640,18 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	took = ktime_get_ns() - start;
 
 	spin_lock(&st->lock);
-	st->nr_tosses++;
+	st->c.nr_tosses++;
+	st->c.nr_failed += !!ret;
+	st->c.duration_ns += took;
+	st->c.scanned += w->res.nr_scanned;
+	st->c.tossed += w->res.nr_tossed;
+	st->c.dirty += w->res.nr_dirty;
+	st->c.writeback += w->res.nr_writeback;
+	st->c.mapped += w->res.nr_mapped;
+	st->c.busy += w->res.nr_busy;
+	st->c.slab += w->res.nr_slab;
 	for (nid = 0; nid < nr_node_ids; nid++)
 		st->tossed[nid] += w->tossed[nid];
-	st->last = w->res;
-	st->last.node_tossed = NULL;
-	st->last_duration_ns = took;
-	put_pid(st->last_pid);
-	st->last_pid = get_task_pid(current, PIDTYPE_TGID);
-	st->last_error = ret;
 	spin_unlock(&st->lock);
 	toss_log(cs, &args, &w->req.nodes, &w->res, took, ret);
 	kfree(w);

@@ -16,6 +16,7 @@
  * toss_util.c).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -525,6 +526,9 @@ static int test_toss_observability(const char *root)
 	snprintf(path, sizeof(path), "%s/%s", cg, STAT_FILE);
 	if (stat(path, &st) || (st.st_mode & 0777) != 0444)
 		goto cleanup;
+	snprintf(path, sizeof(path), "%s/%s", cg, NUMA_STAT_FILE);
+	if (stat(path, &st) || (st.st_mode & 0777) != 0444)
+		goto cleanup;
 	if (cg_read_key_long(cg, STAT_FILE, "tosses ") != 0 ||
 	    stat_tossed_on(cg, a) != 0)
 		goto cleanup;
@@ -541,14 +545,13 @@ static int test_toss_observability(const char *root)
 	g1 = read_key("/proc/vmstat", "toss_cache_tossed");
 	trace_stop();
 
-	tossed = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ");
-	scanned = cg_read_key_long(cg, STAT_FILE, "last_scanned_bytes ");
+	tossed = toss_last(cg, "tossed_bytes");
+	scanned = toss_last(cg, "scanned_bytes");
 	pages = tossed / page_size;
 	ksft_print_msg("stat: -%ld kB of %ld kB; FilePages -%ld kB; vmstat +%ld (node %d), +%ld\n",
 		       tossed / 1024, scanned / 1024, fp0 - fp1, v1 - v0, a, g1 - g0);
 	if (cg_read_key_long(cg, STAT_FILE, "tosses ") != 1 ||
-	    cg_read_key_long(cg, STAT_FILE, "last_error ") != 0 ||
-	    cg_read_key_long(cg, STAT_FILE, "last_pid ") != getpid() ||
+	    cg_read_key_long(cg, STAT_FILE, "tosses_failed ") != 0 ||
 	    cg_read_key_long(cg, STAT_FILE, "tossed_bytes ") != tossed ||
 	    stat_tossed_on(cg, a) != tossed)
 		goto cleanup;
@@ -583,6 +586,99 @@ static int test_toss_observability(const char *root)
 	ret = KSFT_PASS;
 cleanup:
 	trace_stop();
+	destroy(cg);
+	return ret;
+}
+
+/*
+ * Check that every line of @buf is "key value" (@nested false: a flat-keyed
+ * file, as memory.stat) or "key N<id>=<value> ..." (@nested true: as
+ * memory.numa_stat), with no key twice, as a generic cgroup file parser
+ * reads them.  Return the number of lines, or -1.
+ */
+static int keyed_lines(char *buf, bool nested)
+{
+	char *line, *save, *tok, *tsave, *end, seen[32][64];
+	int n = 0, i;
+
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		tok = strtok_r(line, " ", &tsave);
+		if (!tok || strspn(tok, "abcdefghijklmnopqrstuvwxyz_") != strlen(tok) ||
+		    strlen(tok) >= sizeof(seen[0]) || n == ARRAY_SIZE(seen))
+			return -1;
+		for (i = 0; i < n; i++)
+			if (!strcmp(seen[i], tok))
+				return -1;
+		strcpy(seen[n++], tok);
+		tok = strtok_r(NULL, " ", &tsave);
+		if (!tok)
+			return -1;
+		do {
+			if (nested) {
+				if (tok[0] != 'N' || !isdigit(tok[1]))
+					return -1;
+				strtoul(tok + 1, &end, 10);
+				if (*end != '=')
+					return -1;
+				tok = end + 1;
+			}
+			if (!isdigit(tok[0]))
+				return -1;
+			strtoull(tok, &end, 10);
+			if (*end)
+				return -1;
+			tok = strtok_r(NULL, " ", &tsave);
+		} while (nested && tok);
+		if (tok)
+			return -1;
+	}
+	return n;
+}
+
+/*
+ * The statistics read as cgroup files are read: .stat flat keyed with
+ * monotonic counters, .numa_stat nested keyed with a node for every node
+ * with memory, the nodes' bytes adding up to tossed_bytes.
+ */
+static int test_toss_stat_format(const char *root)
+{
+	int ret = KSFT_FAIL, a = nth_node(ANY_NODE, 0), n, i;
+	long t1, t2, sum = 0, v;
+	char buf[4096];
+	char *cg;
+
+	cg = make_cpuset("job", NODE(a));
+	if (!cg || fill_all_nodes() || toss(cg, "1"))
+		goto cleanup;
+	t1 = cg_read_key_long(cg, STAT_FILE, "tossed_bytes ");
+	if (fill_all_nodes() || toss(cg, "1"))
+		goto cleanup;
+	t2 = cg_read_key_long(cg, STAT_FILE, "tossed_bytes ");
+	ksft_print_msg("tossed_bytes after one toss %ld, after two %ld\n", t1, t2);
+	if (cg_read(cg, STAT_FILE, buf, sizeof(buf)))
+		goto cleanup;
+	n = keyed_lines(buf, false);
+	if (n < 10) {
+		ksft_print_msg("%s: not flat keyed (%d)\n", STAT_FILE, n);
+		goto cleanup;
+	}
+	if (cg_read(cg, NUMA_STAT_FILE, buf, sizeof(buf)) ||
+	    keyed_lines(buf, true) != 1) {
+		ksft_print_msg("%s: not one nested-keyed line\n", NUMA_STAT_FILE);
+		goto cleanup;
+	}
+	for (i = first_node(mem_nodes); i >= 0; i = next_node(i, mem_nodes)) {
+		v = stat_tossed_on(cg, i);
+		if (v < 0 || (i != a && v))
+			goto cleanup;
+		sum += v;
+	}
+	if (cg_read_key_long(cg, STAT_FILE, "tosses ") != 2 ||
+	    cg_read_key_long(cg, STAT_FILE, "tosses_failed ") != 0 ||
+	    t1 <= 0 || t2 <= t1 || sum != t2)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
 	destroy(cg);
 	return ret;
 }
@@ -669,7 +765,7 @@ static int test_toss_slab(const char *root)
 		s1 = node_meminfo_kb(a, " Slab:");
 	}
 	o1 = node_meminfo_kb(home_node, " Slab:");
-	objects = cg_read_key_long(cg, STAT_FILE, "last_slab_objects ");
+	objects = toss_last(cg, "slab_objects");
 	ksft_print_msg("slab=1: node %d Slab %ld -> %ld kB, node %d %ld -> %ld kB, %ld objects%s\n",
 		       a, s0, s1, home_node, o0, o1, objects,
 		       i ? " (after shrinking the slab caches)" : "");
@@ -727,7 +823,7 @@ static int test_toss_under_pressure(const char *root)
 	t = now();
 	err = toss(cg, "1");
 	t = now() - t;
-	tossed = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ");
+	tossed = toss_last(cg, "tossed_bytes");
 	ksft_print_msg("under pressure: %d after %.0f ms, %ld MiB tossed of %ld MiB cached\n",
 		       err, t * 1000, tossed / MiB, cached * page_size / MiB);
 	/* (plus a little file system metadata cached on the node) */
@@ -848,7 +944,7 @@ static int test_toss_exact_amount(const char *root)
 	xfs = !statfs(dir, &sfs) && sfs.f_type == XFS_MAGIC;
 	for (i = 0; i < ARRAY_SIZE(exact); i++) {
 		err = toss(cg, exact[i].req);
-		tossed = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ");
+		tossed = toss_last(cg, "tossed_bytes");
 		if (xfs && err == -EAGAIN && tossed < exact[i].bytes)
 			continue;
 		if (err || tossed != exact[i].bytes) {
@@ -906,8 +1002,8 @@ static int test_toss_counted_once(const char *root)
 	if (toss(n0, "1") || cg_run(n1, write_dirty, path))
 		goto cleanup;
 	err = toss(cg, "60M");
-	dirty = cg_read_key_long(cg, STAT_FILE, "last_dirty_bytes ");
-	tossed = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ");
+	dirty = toss_last(cg, "kept_dirty_bytes");
+	tossed = toss_last(cg, "tossed_bytes");
 	ksft_print_msg("60M: returned %d, tossed %ld MiB, kept %ld KiB dirty of 16 MiB\n",
 		       err, tossed / MiB, dirty / 1024);
 	if (err || tossed != 60 * MiB || dirty < 15 * MiB || dirty > 18 * MiB)
@@ -993,7 +1089,7 @@ static int test_toss_large_folios(const char *root)
 		uint64_t b;
 
 		err = toss(cg, sizes[i]);
-		tossed = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ");
+		tossed = toss_last(cg, "tossed_bytes");
 		b = strtoull(sizes[i], NULL, 10);
 		b <<= sizes[i][strlen(sizes[i]) - 1] == 'M' ? 20 : 10;
 		limit = b;
@@ -1213,7 +1309,7 @@ static int test_toss_partial_walks(const char *root)
 	for (i = 0; i < 2; i++) {
 		if (toss(cg, "1"))
 			goto cleanup;
-		walk_us[i] = cg_read_key_long(cg, STAT_FILE, "last_duration_us ");
+		walk_us[i] = toss_last(cg, "toss_usec");
 	}
 	if (cg_run(fill, read_times, warm) || cg_run(fill, read_ahead, ahead))
 		goto cleanup;
@@ -1229,7 +1325,7 @@ static int test_toss_partial_walks(const char *root)
 		goto cleanup;
 	err = toss(cg, "64M");
 	trace_stop();
-	us = cg_read_key_long(cg, STAT_FILE, "last_duration_us ");
+	us = toss_last(cg, "toss_usec");
 	if (trace_read(trace, TRACE_BUF) < 0)
 		goto cleanup;
 	ends = trace_end_field(trace, a, " walks=", &sum, &most);
@@ -1367,7 +1463,7 @@ static int test_toss_v1(const char *root)
 	/* The statistics are there too. */
 	snprintf(job + strlen(job), sizeof(job) - strlen(job), "/%s", STAT_FILE);
 	if (read_key(job, "tosses") != 1 ||
-	    read_key(job, "last_tossed_bytes") < before[node] * page_size)
+	    read_key(job, "tossed_bytes") < before[node] * page_size)
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
@@ -1409,6 +1505,7 @@ static const struct toss_test tests[] = {
 	T(test_toss_mems_changed),
 	T(test_toss_bad_input),
 	T(test_toss_observability),
+	T(test_toss_stat_format),
 	T(test_toss_slab),
 	T(test_toss_under_pressure),
 	T(test_toss_eperm),

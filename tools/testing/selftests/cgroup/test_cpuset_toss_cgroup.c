@@ -414,7 +414,7 @@ static int test_toss_scope_cgroup_cost(const char *root)
 	/* The whole node, walked: the big file stays (mapped). */
 	if (toss(other, "1"))
 		goto cleanup;
-	node_us = cg_read_key_long(other, STAT_FILE, "last_duration_us ");
+	node_us = toss_last(other, "toss_usec");
 	if (resident_on(big_file, toss_node) < BIG_SIZE / page_size * 95 / 100)
 		goto cleanup;
 	/* The tenant's own megabyte, charged to it, on the node: best of 3. */
@@ -426,7 +426,7 @@ static int test_toss_scope_cgroup_cost(const char *root)
 			goto cleanup;
 		if (toss(tenant, "1 scope=cgroup"))
 			goto cleanup;
-		us = cg_read_key_long(tenant, STAT_FILE, "last_duration_us ");
+		us = toss_last(tenant, "toss_usec");
 		cgroup_us = us < cgroup_us ? us : cgroup_us;
 		left = resident_on(small, toss_node);
 		if (left)
@@ -779,10 +779,10 @@ static int test_toss_lru_bound(const char *root)
 			goto cleanup;
 		tosses = lb->tosses;
 		ksft_print_msg("try %d of %d:\n", try, LRU_TRIES);
-		ksft_print_msg("last toss: %ld us, scanned %ld MiB, kept %ld MiB mapped\n",
-			       cg_read_key_long(tenant, STAT_FILE, "last_duration_us "),
-			       cg_read_key_long(tenant, STAT_FILE, "last_scanned_bytes ") / MiB,
-			       cg_read_key_long(tenant, STAT_FILE, "last_mapped_bytes ") / MiB);
+		ksft_print_msg("the tenant's tosses so far: %ld us, scanned %ld MiB, kept %ld MiB mapped\n",
+			       cg_read_key_long(tenant, STAT_FILE, "toss_usec "),
+			       cg_read_key_long(tenant, STAT_FILE, "scanned_bytes ") / MiB,
+			       cg_read_key_long(tenant, STAT_FILE, "kept_mapped_bytes ") / MiB);
 		ksft_print_msg("interrupts off, longest per 5 ms idle: median %ld us, max %ld us\n",
 			       idle_irq, idle_max);
 		ksft_print_msg("interrupts off, longest per toss (%d): median %ld us, max %ld us\n",

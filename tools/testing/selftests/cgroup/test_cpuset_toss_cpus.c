@@ -310,13 +310,13 @@ static int test_toss_workers(const char *root)
 			       n, nid, NR_WORKERS - 1, NR_WORKERS);
 		goto cleanup;
 	}
-	pages = cg_read_key_long(cg, STAT_FILE, "last_tossed_bytes ") / page_size;
+	pages = toss_last(cg, "tossed_bytes") / page_size;
 	ksft_print_msg("tossed %ld pages (trace %ld), scanned %ld; %ld left of the big file\n",
 		       pages, tossed, scanned, resident_on(big_file, nid));
 	ksft_print_msg("mapped: %ld of %ld pages kept\n",
 		       resident_on(node_file[nid], nid), npages);
 	if (tossed != pages || pages < BIG_SIZE / page_size * 95 / 100 ||
-	    scanned * page_size != cg_read_key_long(cg, STAT_FILE, "last_scanned_bytes ") ||
+	    scanned * page_size != toss_last(cg, "scanned_bytes") ||
 	    resident_on(big_file, nid) > BIG_SIZE / page_size / 100 ||
 	    resident_on(node_file[nid], nid) < npages)
 		goto cleanup;

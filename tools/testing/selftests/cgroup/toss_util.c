@@ -68,10 +68,51 @@ int write_str(const char *path, const char *s)
 	return ret == len ? 0 : ret < 0 ? ret : -EIO;
 }
 
+/* STAT_FILE of the cgroups toss() wrote to, as it was before the write. */
+static struct {
+	char cg[PATH_MAX];
+	char stat[2048];
+} toss_before[8];
+static int toss_next;
+
 /* Write @req to @cg's toss file: 0 or -errno. */
 int toss(const char *cg, const char *req)
 {
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(toss_before); i++)
+		if (!strcmp(toss_before[i].cg, cg))
+			break;
+	if (i == ARRAY_SIZE(toss_before)) {
+		i = toss_next++ % ARRAY_SIZE(toss_before);
+		snprintf(toss_before[i].cg, sizeof(toss_before[i].cg), "%s", cg);
+	}
+	if (cg_read(cg, STAT_FILE, toss_before[i].stat, sizeof(toss_before[i].stat)))
+		toss_before[i].stat[0] = '\0';
 	return cg_write(cg, TOSS_FILE, (char *)req);
+}
+
+/*
+ * How much the counter @key of @cg's STAT_FILE grew during this process's
+ * last toss() of @cg (and any toss of @cg at the same time), or -1.
+ */
+long toss_last(const char *cg, const char *key)
+{
+	char k[64], *p;
+	long now;
+	int i;
+
+	snprintf(k, sizeof(k), "%s ", key);
+	for (i = 0; i < ARRAY_SIZE(toss_before); i++)
+		if (!strcmp(toss_before[i].cg, cg))
+			break;
+	if (i == ARRAY_SIZE(toss_before))
+		return -1;
+	now = cg_read_key_long(cg, STAT_FILE, k);
+	p = strstr(toss_before[i].stat, k);
+	if (now < 0 || !p)
+		return -1;
+	return now - atol(p + strlen(k));
 }
 
 /* Say why the test skips, and return KSFT_SKIP. */
@@ -806,15 +847,15 @@ long node_meminfo_kb(int node, const char *key)
 	return p ? atol(p + strlen(key)) : -1;
 }
 
-/* Bytes tossed from @node by @cg, from the "tossed N0=... " line. */
+/* Bytes tossed from @node by @cg, from NUMA_STAT_FILE's "tossed N0=..." line. */
 long stat_tossed_on(const char *cg, int node)
 {
 	char buf[4096], key[32], *p;
 
-	if (cg_read(cg, STAT_FILE, buf, sizeof(buf)))
+	if (cg_read(cg, NUMA_STAT_FILE, buf, sizeof(buf)))
 		return -1;
 	snprintf(key, sizeof(key), " N%d=", node);
-	p = strstr(buf, "\ntossed ");
+	p = strncmp(buf, "tossed ", 7) ? NULL : buf;
 	p = p ? strstr(p, key) : NULL;
 	return p ? atol(p + strlen(key)) : -1;
 }

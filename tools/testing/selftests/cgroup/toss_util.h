@@ -20,6 +20,7 @@
 #define NR_FILES	4		/* at least this many files of FILE_SIZE */
 #define TOSS_FILE	"cpuset.memory_toss_cache"
 #define STAT_FILE	"cpuset.memory_toss_cache.stat"
+#define NUMA_STAT_FILE	"cpuset.memory_toss_cache.numa_stat"
 #define TRACING		"/sys/kernel/tracing"
 #define TRACE_BUF	(1024 * 1024)
 
@@ -69,6 +70,7 @@ __printf(1, 2) int toss_skip(const char *fmt, ...);
 double now(void);
 int write_str(const char *path, const char *s);
 int toss(const char *cg, const char *req);
+long toss_last(const char *cg, const char *key);
 int first_node(unsigned long nodes);
 int next_node(int node, unsigned long nodes);
 int find_node(enum node_kind kind, unsigned long not);
