@@ -21,7 +21,9 @@
 # a second vCPU, CPU 3; "-" is a node without CPU.  A fresh sparse XFS
 # disk ($XFS_SIZE) is mounted at /mnt/xfs (XFS has large folios in its
 # page cache).  A fresh sparse ext4 scratch disk ($DISK_SIZE) is mounted at
-# /mnt/scratch.  <vmfiles-dir> is copied to /extra.
+# /mnt/scratch.  A last disk, 64 MiB of ext4 without a journal with the
+# serial "tossdelay", is left for test_toss_writes_held to put behind
+# dm-delay.  <vmfiles-dir> is copied to /extra.
 #
 # The exit status is the command's, or 124 on a timeout, or 125 when the
 # kernel console shows a splat (BUG, WARNING, lockdep, Oops, stall, ...),
@@ -94,6 +96,12 @@ truncate -s "$XFS_SIZE" "$work/xfs.img"
 mkfs.xfs -q -f -L tossxfs "$work/xfs.img" >/dev/null ||
 	{ echo "vm-run: mkfs.xfs failed" >&2; exit 2; }
 
+# A small ext4 without a journal, which a selftest puts behind a
+# device-mapper delay target (test_toss_writes_held): found by its serial.
+truncate -s 64M "$work/delay.img"
+mkfs.ext4 -q -F -O ^has_journal -L tossdelay "$work/delay.img" >/dev/null ||
+	{ echo "vm-run: mkfs.ext4 of the delay disk failed" >&2; exit 2; }
+
 tools=()
 [ -z "$TOOLS_IMG" ] || tools=(-drive "file=$TOOLS_IMG,if=virtio,format=raw,readonly=on")
 [ -z "$rootimg" ] || tools=(-drive "file=$work/run.img,if=virtio,format=raw,cache=unsafe")
@@ -130,6 +138,8 @@ timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
 	-append "console=ttyS0 panic=-1 loglevel=6 $append ${VM_APPEND:-}" \
 	-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \
 	-drive "file=$work/xfs.img,if=virtio,format=raw,cache=unsafe" "${tools[@]}" \
+	-drive "file=$work/delay.img,if=none,id=delay,format=raw,cache=unsafe" \
+	-device virtio-blk-pci,drive=delay,serial=tossdelay \
 	-display none -no-reboot -serial stdio -monitor none -nodefaults \
 	< /dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log"
 qrc=${PIPESTATUS[0]}

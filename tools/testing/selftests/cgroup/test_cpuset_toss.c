@@ -21,11 +21,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/dm-ioctl.h>
 #include <linux/kernel-page-flags.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -288,6 +290,286 @@ cleanup:
 	flusher_back(&fl);
 	destroy(cg);
 	unlink(path);
+	return ret;
+}
+
+/*
+ * The disk vm-run.sh attaches with the serial "tossdelay" (an ext4 without
+ * a journal), held behind a device-mapper delay target whose writes can be
+ * held back: then no page of a file on it can turn clean, and whatever a
+ * toss does, each dirty page either stays cached or is lost.
+ */
+#define DELAY_DM	"toss-delay"
+#define DELAY_NODE	"/tmp/toss-delay"
+#define DELAY_MNT	"/mnt/delay"
+#define DELAY_HOLD_MS	3600000		/* an hour: longer than any test */
+
+struct delay_disk {
+	char dev[16];		/* its "major:minor" */
+	long sectors;
+	bool created, mounted;
+};
+
+/* Find the disk: 0, or -1 when there is none. */
+static int delay_find(struct delay_disk *d)
+{
+	char path[PATH_MAX], buf[64];
+	struct dirent *de;
+	DIR *dir;
+	int ret = -1;
+
+	dir = opendir("/sys/block");
+	while (dir && (de = readdir(dir))) {
+		snprintf(path, sizeof(path), "/sys/block/%s/serial", de->d_name);
+		if (read_text(path, buf, sizeof(buf)) <= 0 || strncmp(buf, "tossdelay", 9))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/dev", de->d_name);
+		if (read_text(path, buf, sizeof(buf)) <= 0)
+			break;
+		buf[strcspn(buf, "\n")] = '\0';
+		snprintf(d->dev, sizeof(d->dev), "%s", buf);
+		snprintf(path, sizeof(path), "/sys/block/%s/size", de->d_name);
+		if (read_text(path, buf, sizeof(buf)) <= 0)
+			break;
+		d->sectors = atol(buf);
+		ret = d->sectors > 0 ? 0 : -1;
+		break;
+	}
+	if (dir)
+		closedir(dir);
+	return ret;
+}
+
+/*
+ * One device-mapper ioctl on DELAY_DM, as dmsetup makes them; @write_ms
+ * >= 0 loads a delay table whose writes wait that long (reads do not).
+ */
+static int dm_ioctl(unsigned long cmd, const struct delay_disk *d, unsigned int flags,
+		    long write_ms, dev_t *devno)
+{
+	static union {
+		struct dm_ioctl io;
+		char buf[4096];
+	} u;
+	struct dm_target_spec *sp = (void *)(u.buf + sizeof(u.io));
+	int fd, ret;
+
+	memset(&u, 0, sizeof(u));
+	u.io.version[0] = DM_VERSION_MAJOR;
+	u.io.data_size = sizeof(u);
+	u.io.data_start = sizeof(u.io);
+	u.io.flags = flags;
+	snprintf(u.io.name, sizeof(u.io.name), "%s", DELAY_DM);
+	if (write_ms >= 0) {
+		u.io.target_count = 1;
+		sp->length = d->sectors;
+		snprintf(sp->target_type, sizeof(sp->target_type), "delay");
+		snprintf((char *)(sp + 1), sizeof(u) - sizeof(u.io) - sizeof(*sp),
+			 "%s 0 0 %s 0 %ld", d->dev, d->dev, write_ms);
+	}
+	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = ioctl(fd, cmd, &u.io) ? -errno : 0;
+	close(fd);
+	if (!ret && devno)
+		*devno = u.io.dev;
+	return ret;
+}
+
+/* Swap in a table whose writes wait @write_ms: delayed writes go now. */
+static int delay_writes(const struct delay_disk *d, long write_ms)
+{
+	/* No freeze of the file system: that would write its dirty pages. */
+	return dm_ioctl(DM_TABLE_LOAD, d, 0, write_ms, NULL) ?:
+	       dm_ioctl(DM_DEV_SUSPEND, d, DM_SUSPEND_FLAG | DM_SKIP_LOCKFS_FLAG, -1, NULL) ?:
+	       dm_ioctl(DM_DEV_SUSPEND, d, 0, -1, NULL);
+}
+
+static int delay_setup(struct delay_disk *d)
+{
+	dev_t devno;
+
+	if (dm_ioctl(DM_DEV_CREATE, d, 0, -1, &devno))
+		return -1;
+	d->created = true;
+	if (dm_ioctl(DM_TABLE_LOAD, d, 0, 0, NULL) ||
+	    dm_ioctl(DM_DEV_SUSPEND, d, 0, -1, NULL))
+		return -1;
+	unlink(DELAY_NODE);
+	mkdir(DELAY_MNT, 0755);
+	if (mknod(DELAY_NODE, S_IFBLK | 0600, devno) ||
+	    mount(DELAY_NODE, DELAY_MNT, "ext4", 0, NULL))
+		return -1;
+	d->mounted = true;
+	return 0;
+}
+
+/* Let every held write go, then unmount and remove the device. */
+static void delay_teardown(struct delay_disk *d)
+{
+	if (d->created)
+		delay_writes(d, 0);
+	if (d->mounted)
+		umount(DELAY_MNT);
+	if (d->created)
+		dm_ioctl(DM_DEV_REMOVE, d, 0, -1, NULL);
+	unlink(DELAY_NODE);
+}
+
+/*
+ * Count the pages of @path by state, from kpageflags (ext4's page cache
+ * has no large folios): resident, dirty, under writeback, neither.
+ */
+static int page_states(const char *path, long *res, long *dirty, long *wb, long *clean)
+{
+	long npages, i;
+	unsigned char *vec;
+	int pm, kf, ret = 0;
+	char *map;
+
+	*res = *dirty = *wb = *clean = 0;
+	if (map_cached(path, &map, &npages, &vec) || !npages)
+		return -1;
+	pm = open("/proc/self/pagemap", O_RDONLY);
+	kf = open("/proc/kpageflags", O_RDONLY);
+	for (i = 0; pm >= 0 && kf >= 0 && i < npages; i++) {
+		uint64_t ent, flags;
+
+		if (!(vec[i] & 1))
+			continue;
+		sink += map[i * page_size];
+		if (pread(pm, &ent, sizeof(ent), ((uintptr_t)map / page_size + i) * 8) != 8 ||
+		    !(ent >> 63) ||
+		    pread(kf, &flags, sizeof(flags), (ent & ((1ULL << 55) - 1)) * 8) != 8) {
+			ret = -1;
+			break;
+		}
+		(*res)++;
+		if (flags & 1ULL << KPF_WRITEBACK)
+			(*wb)++;
+		else if (flags & 1ULL << KPF_DIRTY)
+			(*dirty)++;
+		else
+			(*clean)++;
+	}
+	if (pm < 0 || kf < 0)
+		ret = -1;
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	free(vec);
+	munmap(map, npages * page_size);
+	return ret;
+}
+
+/* Compare the cached file with the pattern write_dirty() wrote. */
+static int cached_intact(const char *path)
+{
+	char *buf = malloc(MiB);
+	int fd, ok = 1;
+	long i, j;
+
+	fd = open(path, O_RDONLY);
+	for (i = 0; buf && fd >= 0 && ok && i < DIRTY_SIZE / MiB; i++) {
+		if (pread(fd, buf, MiB, i * MiB) != MiB)
+			ok = 0;
+		for (j = 0; ok && j < MiB; j++)
+			ok = buf[j] == 0x5a;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ok && fd >= 0 && buf ? 0 : -1;
+}
+
+/*
+ * Dirty pages survive, shown deterministically: the file's writes are held
+ * back by dm-delay for an hour, so during the toss none of its pages can
+ * turn clean (a page that starts writeback stays under writeback).  Half
+ * the file is under writeback, half dirty; the toss of the whole node must
+ * leave every page cached in the state it was in (or dirty -> writeback),
+ * with the data intact; once the writes go, the file's clean pages do go.
+ */
+static int test_toss_writes_held(const char *root)
+{
+	long npages = DIRTY_SIZE / page_size, res, dirty, wb, clean, c[MAX_NODES];
+	long kept0, kept1;
+	int ret = KSFT_FAIL, a = nth_node(ANY_NODE, 0), fd;
+	struct delay_disk d = {};
+	struct flusher fl = {};
+	char path[PATH_MAX];
+	char *cg;
+
+	if (delay_find(&d))
+		return toss_skip("no disk with the serial tossdelay (vm-run.sh attaches it)");
+	if (access("/dev/mapper/control", F_OK))
+		return toss_skip("no device-mapper (CONFIG_BLK_DEV_DM, CONFIG_DM_DELAY)");
+	snprintf(path, sizeof(path), "%s/held", DELAY_MNT);
+	flusher_away(&fl);
+	cg = make_cpuset("job", NODE(a));
+	if (!cg || delay_setup(&d)) {
+		ksft_print_msg("cannot set up %s on %s\n", DELAY_DM, d.dev);
+		goto cleanup;
+	}
+	/* From here no write reaches the disk until delay_writes(&d, 0). */
+	if (delay_writes(&d, DELAY_HOLD_MS) || cg_run(cg, write_dirty, path))
+		goto cleanup;
+	/* The first half under writeback: submitted, never completed. */
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || sync_file_range(fd, 0, DIRTY_SIZE / 2, SYNC_FILE_RANGE_WRITE)) {
+		if (fd >= 0)
+			close(fd);
+		goto cleanup;
+	}
+	close(fd);
+	if (page_states(path, &res, &dirty, &wb, &clean) ||
+	    resident(path, c) != npages)
+		goto cleanup;
+	ksft_print_msg("before: %ld pages cached (%ld on node %d): %ld dirty, %ld writeback, %ld clean\n",
+		       res, c[a], a, dirty, wb, clean);
+	if (res != npages || clean || !dirty || !wb || c[a] < npages * 99 / 100)
+		goto cleanup;
+	kept0 = cg_read_key_long(cg, STAT_FILE, "kept_dirty_bytes ") +
+		cg_read_key_long(cg, STAT_FILE, "kept_writeback_bytes ");
+	if (toss(cg, "1"))
+		goto cleanup;
+	kept1 = cg_read_key_long(cg, STAT_FILE, "kept_dirty_bytes ") +
+		cg_read_key_long(cg, STAT_FILE, "kept_writeback_bytes ");
+	if (page_states(path, &res, &dirty, &wb, &clean))
+		goto cleanup;
+	ksft_print_msg("after: %ld pages cached: %ld dirty, %ld writeback, %ld clean; kept %ld KiB dirty or writeback on the node\n",
+		       res, dirty, wb, clean, (kept1 - kept0) / 1024);
+	if (res != npages || clean || (kept1 - kept0) / page_size < c[a]) {
+		ksft_print_msg("a page held dirty or under writeback was dropped\n");
+		goto cleanup;
+	}
+	if (cached_intact(path)) {
+		ksft_print_msg("the cached data is not what was written\n");
+		goto cleanup;
+	}
+	/* The writes go; then the file is clean, and a toss drops it. */
+	if (delay_writes(&d, 0))
+		goto cleanup;
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fsync(fd)) {
+		if (fd >= 0)
+			close(fd);
+		goto cleanup;
+	}
+	close(fd);
+	if (toss(cg, "1") || resident_on(path, a) > npages / 100)
+		goto cleanup;
+	if (verify_file(path, DIRTY_SIZE, 0x5a)) {
+		ksft_print_msg("the data read back from the disk is wrong\n");
+		goto cleanup;
+	}
+	ret = KSFT_PASS;
+cleanup:
+	delay_teardown(&d);
+	flusher_back(&fl);
+	destroy(cg);
 	return ret;
 }
 
@@ -1498,6 +1780,7 @@ static const struct toss_test tests[] = {
 	T(test_toss_size_limit),
 	T(test_toss_free_target),
 	T(test_toss_dirty_survives),
+	T(test_toss_writes_held),
 	T(test_toss_mapped_survives),
 	T(test_toss_tmpfs_survives),
 	T(test_toss_cpuless_node),
