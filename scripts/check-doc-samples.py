@@ -244,7 +244,7 @@ def formats():
     cli = []
     for src in cli_src:
         d = defines_of(src)
-        for fn, skip in (('printf', 0), ('fprintf', 1), ('snprintf', 2), ('set_err', 0)):
+        for fn, skip in (('printf', 0), ('fprintf', 1), ('snprintf', 2), ('seterr', 2)):
             cli += c_string_args(src, fn, skip, d)
     msgs = [s for s in cli if not s.startswith('cpuset-toss')]
     F['cli'] = [s for s in cli if s.startswith(('cpuset-toss', 'cgroup ', 'node ', '%4d', 'done', '; the kernel'))]
@@ -437,7 +437,7 @@ def samples(path):
         if fence is not None:
             if marked:
                 if raw.strip() not in ('', '...'):
-                    out.append((n, marked, raw, False))
+                    out.append((n, marked, from_trigger(marked, raw), False))
                 continue
             whole_line_triggers(out, n, raw)
             continue
@@ -466,6 +466,17 @@ def flush(out, para):
     if '`' not in text:
         inline(out, n, text)
     para.clear()
+
+
+def from_trigger(kinds, line):
+    """A marked sample's line from its kind's trigger on (a log line's
+    time stamp and program name are not the format's)."""
+    for kind, rx in TRIGGERS:
+        if kind in kinds and kind not in ('cli', 'stat'):
+            m = rx.search(line)
+            if m:
+                return line[m.end():].rstrip()
+    return line.rstrip()
 
 
 def whole_line_triggers(out, n, line, fenced=True):
