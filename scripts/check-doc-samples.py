@@ -16,7 +16,8 @@
 #   hook    the OCI hook's and the Docker wrapper's syslog lines:
 #           "container <id>: <msg>", msg from oci-hook.c, toss.c,
 #           docker/cpuset-toss-runc.c
-#   demo    vm/toss-demo's "== " lines and the Makefile's "demo: OK"
+#   demo    vm/toss-demo's echo lines and the Makefile's "demo: OK"; its
+#           kernel log line is checked as the kernel's
 #
 # What is a sample:
 #   - every line of a fenced code block that follows the comment
@@ -266,8 +267,6 @@ def formats():
         s = m.group(1).replace('\\$', '$')
         s = re.sub(r'\$\(\([^)]*\)\)|\$\([^)]*\)|\$\{?\w+\}?', '%s', s.replace('%', '%%'))
         dm.append(s)
-    dm.append('== kernel log: %s')
-    dm.append('== %s')		# the sed of the .stat, the kernel line: checked as their own kinds
     dm += re.findall(r'echo "(demo: OK)"', mk)
     dm.append('   node %s: %s')
     F['demo'] = dm
