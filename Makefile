@@ -132,7 +132,7 @@ endif
 	initramfs demo \
 	check check-toss check-kunit check-upstream check-configs check-integration tools-img vm-run \
 	vm-run-baseline userspace install uninstall debs debian-img patches kernel-debs kernel-debs-boot \
-	checkpatch lint check-series check-base check-docs clean distclean
+	checkpatch lint check-series check-base check-docs check-doc-text clean distclean
 
 all: deps kernel initramfs demo
 
@@ -176,7 +176,8 @@ help:
 	@echo '  make kernel-soak     build that kernel (build/soak/obj, at nice $(SOAK_NICE))'
 	@echo '  make tests           build the static test programs (build/bin)'
 	@echo '  make check-integration  cpuset-toss, cgset, crun, runc, podman, systemd,'
-	@echo '                       Slurm, LXC, Docker in the Debian VM (part of make check)'
+	@echo '                       Slurm, LXC, Docker, containerd in the Debian VM (part of'
+	@echo '                       make check)'
 	@echo '  make userspace       build cpuset-toss, the OCI hook, the Docker wrapper'
 	@echo '                       and the Slurm plugin (build/userspace)'
 	@echo '  make install         install them (DESTDIR=, PREFIX=/usr, SYSCONFDIR=/etc;'
@@ -206,6 +207,10 @@ help:
 	@echo '                       documented, -Wall quiet), then make htmldocs'
 	@echo '                       SPHINXDIRS=admin-guide with no warning in our .rst'
 	@echo '                       (DOCS_SPHINX=0: kernel-doc only): build/docs'
+	@echo '  make check-doc-text  on the host, in seconds (part of make check): every sample'
+	@echo '                       of program output in README.md, docs/ and the man pages'
+	@echo '                       matches the code'"'"'s format strings; every relative link'
+	@echo '                       of the Markdown resolves'
 	@echo '  make deps            install missing Debian packages (root) or print the line'
 	@echo '  make clean           remove build outputs (keeps ccache and the base cache)'
 	@echo ''
@@ -413,6 +418,10 @@ soak: deps kernel-soak tools-img
 	@install -m 0755 $(TOP)/vm/soak $(TOP)/vm/toss-stress $(SBIN)/
 	@$(TOP)/scripts/initramfs.sh $(SOBJ)/usr/gen_init_cpio $(SINITRAMFS) $(SBIN)
 	@$(TOP)/scripts/soak.sh $(SKERNEL) $(SINITRAMFS) $(BUILD)/tools.img $(BUILD)/results
+
+# The documentation against the code, on the host (part of make check).
+check-doc-text:
+	@$(TOP)/scripts/check.sh docs
 
 check-toss: deps kernel initramfs tools-img
 	@$(TOP)/scripts/check.sh toss

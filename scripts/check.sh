@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh <all|toss|kunit|upstream|integration>: run the tests in the VM
-# and count them.
+# check.sh <all|toss|kunit|upstream|integration|docs>: run the tests in the
+# VM and count them.
 #
 #   toss      the KUnit suites the patched kernel ran at boot (their KTAP,
 #             from the kernel log of the first toss VM), the test_cpuset_toss
@@ -26,6 +26,10 @@
 #             tests of the userspace parts (scripts/userspace-tests.sh)
 #   kunit     only the KUnit suites: one VM of the patched kernel, no test
 #             program
+#   docs      on the host, in seconds: every sample of program output in
+#             README.md, docs/ and the man pages is something the code
+#             prints (scripts/check-doc-samples.py), and every relative
+#             link of the Markdown resolves (scripts/check-doc-links.py)
 #
 # Any kernel splat or timeout fails the run.  Ends with the line
 # "N passed, N failed[, N skipped]" and exits non-zero on any failure.
@@ -271,6 +275,20 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 	grep -vE '^(pass|fail|skip) ' "$res/userspace.out" || true
 	grep -E '^(pass|fail|skip) ' "$res/userspace.out" > "$res/userspace.results"
 	count "$res/userspace.results"
+fi
+
+# The documentation's samples of program output and its links (host, no VM).
+if [ "$what" = all ] || [ "$what" = docs ]; then
+	say "the documentation: samples of program output against the code, relative links"
+	for t in samples links; do
+		python3 "$here/scripts/check-doc-$t.py" > "$res/doc-$t.out" 2>&1; rc=$?
+		grep -vE '^(pass|fail|skip) ' "$res/doc-$t.out" || true
+		grep -E '^(pass|fail|skip) ' "$res/doc-$t.out" > "$res/doc-$t.results"
+		if [ $rc != 0 ] && ! grep -q '^fail ' "$res/doc-$t.results"; then
+			echo "fail doc-$t/exit-status-$rc(see $res/doc-$t.out)" >> "$res/doc-$t.results"
+		fi
+		count "$res/doc-$t.results"
+	done
 fi
 
 # The files we touch compile under each config variant (no VM).

@@ -59,8 +59,8 @@ else
 		done
 	done < "$here/patches/series"
 	# Every kernel file kept in this repository must be named in the series.
-	# Documentation/integrations/ is the repository's own (notes on the
-	# userspace integrations), not a kernel path.
+	# The repository's own notes are in docs/, not under Documentation/
+	# (Documentation/integrations/ was theirs, and is still skipped).
 	for d in kernel mm include Documentation tools; do
 		[ -d "$here/$d" ] || continue
 		for n in $(cd "$here" && find "$d" -type f -not -path 'Documentation/integrations/*' | sort); do

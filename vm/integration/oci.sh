@@ -92,7 +92,7 @@ test_hook_no_annotation() {	# the hook does nothing, quickly, when not asked
 	return $rc
 }
 
-test_update_tosses() {	# as the README documents for update -r
+test_update_tosses() {	# as docs/integrations/oci.md documents for update -r
 	local k bad=0
 	for k in crun-cgroupfs crun-systemd runc-cgroupfs runc-systemd; do
 		log "$k: ${UPDATE_TOSSES[$k]:-none} tosses after an update without, then with the key"
