@@ -375,7 +375,7 @@ TRIGGERS = [
     ('hook', re.compile(r'(?<=cpuset-toss-oci-hook: )|(?<=cpuset-toss-oci-hook\[\d\]: )|(?<=cpuset-toss-oci-hook\[\d\d\]: )|'
                         r'(?<=cpuset-toss-oci-hook\[\d\d\d\]: )|(?<=cpuset-toss-oci-hook\[\d\d\d\d\]: )|(?<=cpuset-toss-runc: )')),
     ('cli', re.compile(r'^(?=cpuset-toss: )|^(?=cgroup /\S* \(cgroup v\d\), wrote)|^(?=node  target)|^(?=done in [0-9.]+ ms)|^(?=\s+\d+  (yes|no) )')),
-    ('stat', re.compile(r'^\s*(?=(tosses|tossed_bytes|tossed N\d|last_[a-z_]+) )')),
+    ('stat', re.compile(r'^\s*(?=(tosses|tosses_failed|toss_usec|scanned_bytes|tossed_bytes|kept_[a-z]+_bytes|slab_objects|tossed N\d|last_[a-z_]+) )')),
 ]
 POLICY = re.compile(r'left alone:|refused:|no node of its own left|nothing tossed|not tossed for anyone')
 

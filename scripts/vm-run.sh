@@ -22,7 +22,8 @@
 # disk ($XFS_SIZE) is mounted at /mnt/xfs (XFS has large folios in its
 # page cache).  A fresh sparse ext4 scratch disk ($DISK_SIZE) is mounted at
 # /mnt/scratch.  A last disk, 64 MiB of ext4 without a journal with the
-# serial "tossdelay", is left for test_toss_writes_held to put behind
+# serial "tossdelay" (PCI slot 0x18: after the others, so that their
+# names do not change), is left for test_toss_writes_held to put behind
 # dm-delay.  <vmfiles-dir> is copied to /extra.
 #
 # The exit status is the command's, or 124 on a timeout, or 125 when the
@@ -139,7 +140,7 @@ timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
 	-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \
 	-drive "file=$work/xfs.img,if=virtio,format=raw,cache=unsafe" "${tools[@]}" \
 	-drive "file=$work/delay.img,if=none,id=delay,format=raw,cache=unsafe" \
-	-device virtio-blk-pci,drive=delay,serial=tossdelay \
+	-device virtio-blk-pci,drive=delay,serial=tossdelay,addr=0x18 \
 	-display none -no-reboot -serial stdio -monitor none -nodefaults \
 	< /dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log"
 qrc=${PIPESTATUS[0]}

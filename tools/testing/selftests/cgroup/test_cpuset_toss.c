@@ -305,7 +305,7 @@ cleanup:
 #define DELAY_HOLD_MS	3600000		/* an hour: longer than any test */
 
 struct delay_disk {
-	char dev[16];		/* its "major:minor" */
+	char dev[64];		/* its "major:minor" */
 	long sectors;
 	bool created, mounted;
 };
@@ -389,18 +389,27 @@ static int delay_writes(const struct delay_disk *d, long write_ms)
 static int delay_setup(struct delay_disk *d)
 {
 	dev_t devno;
+	int err;
 
-	if (dm_ioctl(DM_DEV_CREATE, d, 0, -1, &devno))
+	err = dm_ioctl(DM_DEV_CREATE, d, 0, -1, &devno);
+	if (err) {
+		ksft_print_msg("DM_DEV_CREATE: %s\n", strerror(-err));
 		return -1;
+	}
 	d->created = true;
-	if (dm_ioctl(DM_TABLE_LOAD, d, 0, 0, NULL) ||
-	    dm_ioctl(DM_DEV_SUSPEND, d, 0, -1, NULL))
+	err = dm_ioctl(DM_TABLE_LOAD, d, 0, 0, NULL) ?:
+	      dm_ioctl(DM_DEV_SUSPEND, d, 0, -1, NULL);
+	if (err) {
+		ksft_print_msg("loading the delay table: %s\n", strerror(-err));
 		return -1;
+	}
 	unlink(DELAY_NODE);
 	mkdir(DELAY_MNT, 0755);
 	if (mknod(DELAY_NODE, S_IFBLK | 0600, devno) ||
-	    mount(DELAY_NODE, DELAY_MNT, "ext4", 0, NULL))
+	    mount(DELAY_NODE, DELAY_MNT, "ext4", 0, NULL)) {
+		ksft_print_msg("mounting %s: %s\n", DELAY_NODE, strerror(errno));
 		return -1;
+	}
 	d->mounted = true;
 	return 0;
 }
