@@ -269,6 +269,8 @@ def formats():
         dm.append(s)
     dm += re.findall(r'echo "(demo: OK)"', mk)
     dm.append('   node %s: %s')
+    # the statistics files, which the demo prints indented
+    dm += ['   ' + x for x in stat]
     F['demo'] = dm
     return F
 
@@ -375,7 +377,7 @@ TRIGGERS = [
     ('hook', re.compile(r'(?<=cpuset-toss-oci-hook: )|(?<=cpuset-toss-oci-hook\[\d\]: )|(?<=cpuset-toss-oci-hook\[\d\d\]: )|'
                         r'(?<=cpuset-toss-oci-hook\[\d\d\d\]: )|(?<=cpuset-toss-oci-hook\[\d\d\d\d\]: )|(?<=cpuset-toss-runc: )')),
     ('cli', re.compile(r'^(?=cpuset-toss: )|^(?=cgroup /\S* \(cgroup v\d\), wrote)|^(?=node  target)|^(?=done in [0-9.]+ ms)|^(?=\s+\d+  (yes|no) )')),
-    ('stat', re.compile(r'^\s*(?=(tosses|tosses_failed|toss_usec|scanned_bytes|tossed_bytes|kept_[a-z]+_bytes|slab_objects|tossed N\d|last_[a-z_]+) )')),
+    ('stat', re.compile(r'^\s*(?=(tosses|tosses_failed|toss_usec|scanned_bytes|tossed_bytes|kept_[a-z]+_bytes|slab_objects|last_[a-z_]+) |tossed N\d)')),
 ]
 POLICY = re.compile(r'left alone:|refused:|no node of its own left|nothing tossed|not tossed for anyone')
 

@@ -536,8 +536,8 @@ static int test_toss_writes_held(const char *root)
 	if (page_states(path, &res, &dirty, &wb, &clean) ||
 	    resident(path, c) != npages)
 		goto cleanup;
-	ksft_print_msg("before: %ld pages cached (%ld on node %d): %ld dirty, %ld writeback, %ld clean\n",
-		       res, c[a], a, dirty, wb, clean);
+	ksft_print_msg("before: %ld pages cached (%ld on node %d)\n", res, c[a], a);
+	ksft_print_msg("before: %ld dirty, %ld writeback, %ld clean\n", dirty, wb, clean);
 	if (res != npages || clean || !dirty || !wb || c[a] < npages * 99 / 100)
 		goto cleanup;
 	kept0 = cg_read_key_long(cg, STAT_FILE, "kept_dirty_bytes ") +
@@ -548,8 +548,10 @@ static int test_toss_writes_held(const char *root)
 		cg_read_key_long(cg, STAT_FILE, "kept_writeback_bytes ");
 	if (page_states(path, &res, &dirty, &wb, &clean))
 		goto cleanup;
-	ksft_print_msg("after: %ld pages cached: %ld dirty, %ld writeback, %ld clean; kept %ld KiB dirty or writeback on the node\n",
-		       res, dirty, wb, clean, (kept1 - kept0) / 1024);
+	ksft_print_msg("after: %ld pages cached: %ld dirty, %ld writeback, %ld clean\n",
+		       res, dirty, wb, clean);
+	ksft_print_msg("after: the toss kept %ld KiB dirty or under writeback\n",
+		       (kept1 - kept0) / 1024);
 	if (res != npages || clean || (kept1 - kept0) / page_size < c[a]) {
 		ksft_print_msg("a page held dirty or under writeback was dropped\n");
 		goto cleanup;
@@ -900,7 +902,7 @@ static int keyed_lines(char *buf, bool nested)
 		for (i = 0; i < n; i++)
 			if (!strcmp(seen[i], tok))
 				return -1;
-		strcpy(seen[n++], tok);
+		snprintf(seen[n++], sizeof(seen[0]), "%s", tok);
 		tok = strtok_r(NULL, " ", &tsave);
 		if (!tok)
 			return -1;

@@ -779,7 +779,7 @@ static int test_toss_lru_bound(const char *root)
 			goto cleanup;
 		tosses = lb->tosses;
 		ksft_print_msg("try %d of %d:\n", try, LRU_TRIES);
-		ksft_print_msg("the tenant's tosses so far: %ld us, scanned %ld MiB, kept %ld MiB mapped\n",
+		ksft_print_msg("tenant's tosses: %ld us, scanned %ld MiB, kept %ld MiB mapped\n",
 			       cg_read_key_long(tenant, STAT_FILE, "toss_usec "),
 			       cg_read_key_long(tenant, STAT_FILE, "scanned_bytes ") / MiB,
 			       cg_read_key_long(tenant, STAT_FILE, "kept_mapped_bytes ") / MiB);
