@@ -5,7 +5,7 @@
  * drop_caches, posix_fadvise(POSIX_FADV_DONTNEED) and memory.reclaim, on
  * the same data in the same boot.
  *
- *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5 6 7 8
+ *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5 6 7 8 9
  *
  * Every measurement is printed as one line "SAMPLE {json}"; the host side
  * (bench/report.py) turns them into the tables, latest.md, latest.json and
@@ -798,8 +798,10 @@ static void scenario4(void)
  * Node 1 full of clean cache, a quarter of it read three times (two levels
  * of coldness): tosses of 16M, 64M and 512M, and a free= target 512 MiB
  * above what the node has free, each paired in the same repetition with a
- * whole toss ("1", one walk that drops everything) and drop_caches of the
- * same data, in an order that turns round every repetition.
+ * whole toss ("1", one walk that drops everything), drop_caches of the
+ * same data, and a whole toss of the node once it is empty (a walk of its
+ * page frames that finds nothing), in an order that turns round every
+ * repetition.
  */
 static void scenario8(void)
 {
@@ -820,8 +822,8 @@ static void scenario8(void)
 		for (unsigned int j = 0; j < sizeof(m) / sizeof(m[0]); j++) {
 			unsigned long amount = (quick && m[j].mib > 128 ? m[j].mib / 4 : m[j].mib) * MiB;
 
-			for (int k = 0; k < 3; k++) {
-				int i = (k + r) % 3;
+			for (int k = 0; k < 4; k++) {
+				int i = (k + r) % 4;
 				struct target t = { "s8", paths, 2, amount, NULL, NULL };
 				unsigned long a[NODES], b[NODES];
 				char name[32];
@@ -847,12 +849,19 @@ static void scenario8(void)
 				} else if (i == 1) {
 					t.toss = "1";
 					sec = m_toss(&t, &err);
-				} else {
+				} else if (i == 2) {
 					sec = m_drop_caches(&t, &err);
+				} else {
+					/* A walk of the node that finds nothing. */
+					t.toss = "1";
+					m_toss(&t, &err);
+					snap(a);
+					sec = m_toss(&t, &err);
 				}
 				snap(b);
 				snprintf(name, sizeof(name), "%s_%s", m[j].name,
-					 i == 0 ? "partial" : i == 1 ? "whole" : "drop_caches");
+					 i == 0 ? "partial" : i == 1 ? "whole" :
+					 i == 2 ? "drop_caches" : "empty_walk");
 				sample_drop("8", name, amount, sec, a, b, err);
 				say("  s8 %-20s %.3f s, dropped %lu MiB%s\n", name, sec,
 				    lost(a, b, 1) / MiB, err ? " (error)" : "");
@@ -862,6 +871,85 @@ static void scenario8(void)
 	unlink(paths[0]);
 	unlink(paths[1]);
 	rmcg("s8");
+}
+
+/* ---- 9: memory.reclaim clean_cache=1, and the cost of protection ------- */
+
+/*
+ * A job's cgroup s9 (cpuset.mems 1) with @bytes of clean cache on node 1,
+ * and a tenant s9p with 64 MiB of its own there.  In every repetition, on
+ * the same data, in an order that turns round: the toss ("1"); the toss
+ * while the tenant has memory.min=64M (so that the walk looks up each
+ * folio's memcg, and the tenant's folios are left to its LRU pass);
+ * memory.reclaim with clean_cache=1 of s9's data size; plain
+ * memory.reclaim of the same size (swappiness=0); drop_caches.
+ */
+static void scenario9(void)
+{
+	unsigned long bytes = (quick ? 256 : 1024) * MiB, tenant = 64 * MiB;
+	static const char * const m[] = {
+		"toss", "toss_protected", "reclaim_clean_cache", "memory.reclaim", "drop_caches",
+	};
+	const int nm = sizeof(m) / sizeof(m[0]);
+	char *paths[1], *tpaths[1], val[64];
+
+	paths_for(paths, "s9-", 1);
+	paths_for(tpaths, "s9p-", 1);
+	mkcg("s9", "0-3", "1");
+	mkcg("s9p", "0-3", "1");
+	drop_all();
+	make_file(paths[0], bytes);
+	make_file(tpaths[0], tenant);
+	for (int r = 0; r < reps; r++) {
+		cur_rep = r;
+		for (int k = 0; k < nm; k++) {
+			int i = (k + r) % nm;
+			struct target t = { "s9", paths, 1, bytes, "1", NULL };
+			unsigned long a[NODES], b[NODES];
+			double sec, t0;
+			int err;
+
+			drop_all();
+			populate("s9p", tpaths, 1);
+			populate("s9", paths, 1);
+			snap(a);
+			if (a[1] < (bytes + tenant) * 98 / 100)
+				die("scenario 9: only %lu of %lu bytes of cache on node 1",
+				    a[1], bytes + tenant);
+			/* Protection reaches s9p only through its parent's. */
+			if (put(CG "/memory.min", i == 1 ? "64M" : "0") ||
+			    cg_put("s9p", "memory.min", i == 1 ? "64M" : "0"))
+				die("scenario 9: cannot set memory.min");
+			switch (i) {
+			case 0:
+			case 1:
+				sec = m_toss(&t, &err);
+				break;
+			case 2:
+				snprintf(val, sizeof(val), "%lu clean_cache=1", bytes);
+				t0 = now();
+				err = cg_put("s9", "memory.reclaim", val);
+				sec = now() - t0;
+				break;
+			case 3:
+				sec = m_reclaim(&t, &err);
+				break;
+			default:
+				sec = m_drop_caches(&t, &err);
+				break;
+			}
+			snap(b);
+			cg_put("s9p", "memory.min", "0");
+			put(CG "/memory.min", "0");
+			sample_drop("9", m[i], bytes, sec, a, b, err);
+			say("  s9 %-20s %.3f s, dropped %lu MiB%s\n", m[i], sec,
+			    lost(a, b, 1) / MiB, err ? " (error)" : "");
+		}
+	}
+	unlink(paths[0]);
+	unlink(tpaths[0]);
+	rmcg("s9");
+	rmcg("s9p");
 }
 
 /* ---- 5: the job's view ------------------------------------------------- */
@@ -1192,6 +1280,8 @@ int main(int argc, char **argv)
 			scenario7();
 		} else if (!strcmp(s, "8")) {
 			scenario8();
+		} else if (!strcmp(s, "9")) {
+			scenario9();
 		} else {
 			die("unknown scenario %s", s);
 		}

@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 out=$3
 quick=${BENCH_QUICK:-}
 reps=${BENCH_REPS:-$([ -n "$quick" ] && echo 3 || echo 5)}
-scen=${BENCH_SCENARIOS:-1 2 3 4 5 6 7 8}
+scen=${BENCH_SCENARIOS:-1 2 3 4 5 6 7 8 9}
 export NODE_MEM=${BENCH_NODE_MEM:-2G} DISK_SIZE=${BENCH_DISK:-8G} NODE_CPUS="0 1,3 2 -"
 # pr_info (every toss and drop_caches logs one) would interleave with the
 # samples on the console; warnings and worse still show and still fail.
