@@ -29,6 +29,11 @@
 #include "oci-state.h"
 #include "toss.h"
 
+/* The policy file; the host test has its own. */
+#ifndef CPUSET_TOSS_POLICY
+#define CPUSET_TOSS_POLICY	NULL
+#endif
+
 static const char *container = "?";
 static int strict;
 
@@ -145,7 +150,7 @@ int main(void)
 	if (!st.has_request)
 		return 0;	/* not asked: nothing to do, nothing logged */
 
-	ret = toss_policy_load(NULL, "oci-hook", &policy, err, sizeof(err));
+	ret = toss_policy_load(CPUSET_TOSS_POLICY, "oci-hook", &policy, err, sizeof(err));
 	strict = policy.strict;
 	if (ret) {
 		hlog(LOG_ERR, "%s: nothing tossed", err);
@@ -171,8 +176,11 @@ int main(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART: the write ends */
 	sigaction(SIGALRM, &sa, NULL);
-	alarm(policy.timeout);
 	memset(&d, 0, sizeof(d));
+	/* one deadline: the rate limit's lock, then the kernel's write */
+	if (policy.timeout)
+		d.deadline_ms = toss_now_ms() + policy.timeout * 1000LL;
+	alarm(policy.timeout);
 	d.policy = &policy;
 	d.cg = &cg;
 	d.request = st.request;

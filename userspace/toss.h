@@ -127,6 +127,8 @@ int toss_stat_value(const struct toss_cgroup *cg, const char *key,
  */
 #define TOSS_POLICY_FILE	"/etc/cpuset-toss/cpuset-toss.conf"
 #define TOSS_STATE_DIR		"/run/cpuset-toss"
+/* How long a lock is waited for when the policy's timeout is 0. */
+#define TOSS_LOCK_WAIT_MAX	20
 
 /* The keys a requester may give besides the amount. */
 #define TOSS_KEY_FREE		0x1
@@ -172,6 +174,12 @@ struct toss_delegate {
 					 * its own (own: all of a node's CPUs,
 					 * pinned: any), its mems are not
 					 * narrowed: Slurm's job cgroups */
+	const char *requester;		/* whose min_interval: the pod or
+					 * container, the job's user; NULL:
+					 * anyone's (per node only) */
+	long long deadline_ms;		/* toss_now_ms() after which it gives
+					 * up waiting; 0: the policy's
+					 * timeout from the call */
 	toss_log_fn log;		/* every decision is logged */
 	void *log_arg;
 	char written[TOSS_REQ_MAX];	/* out: what was written, or "" */
@@ -187,6 +195,35 @@ struct toss_delegate {
  * node left; logged why), or a negative error of the write or lookup.
  */
 int toss_delegated(struct toss_delegate *d);
+
+/*
+ * The state of the delegated path (TOSS_STATE_DIR: min_interval's stamps,
+ * the Slurm plugin's job locks) is root's alone.
+ *
+ * toss_state_dir(): the directory, created 0700 if absent, opened
+ * O_NOFOLLOW and checked (a directory owned by root, no permission for
+ * group or others): an fd, or a negative error with a message.
+ * toss_lock_until(): flock(LOCK_EX) on @fd, retried until @deadline_ms
+ * (toss_now_ms(), CLOCK_MONOTONIC): 0, -ETIMEDOUT or -errno.
+ * toss_state_lock(): the same on the file @name in the directory, created
+ * 0600 (openat, O_NOFOLLOW; a regular file owned by root, linked there,
+ * or an error): the fd, locked.  toss_state_unlock(): unlinks and closes
+ * it, so that nothing stays behind.
+ */
+int toss_state_dir(char *err, size_t errlen);
+long long toss_now_ms(void);
+int toss_lock_until(int fd, long long deadline_ms);
+int toss_state_lock(int dirfd, const char *name, long long deadline_ms,
+		    char *err, size_t errlen);
+void toss_state_unlock(int dirfd, const char *name, int fd);
+
+/*
+ * A string as it may go to a log: bytes below 0x20, 0x7f and the C1
+ * controls (U+0080..U+009F) as \xHH.  Returns @buf.
+ */
+char *toss_log_escape(const char *s, char *buf, size_t len);
+/* 1 if @s holds such a byte (a control character of any kind). */
+int toss_has_control(const char *s, size_t len);
 
 /* A message for an error returned above, and its exit code. */
 const char *toss_strerror(int err);

@@ -1,0 +1,158 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# test-hook.sh <build/userspace> <scratch>: cpuset-toss-oci-hook as runc or
+# crun runs it (the state on stdin), built with ASan and UBSan, its cgroup
+# a directory of plain files (test-hook-wrap.c), on the integration VM's
+# NUMA topology faked in /sys/devices/system/node and a /run of its own,
+# in a mount namespace of the test's own: nothing on the host changes.
+# What it shows: the rate limit's state is root's alone (another uid can
+# neither open nor lock it, so it cannot stall the hook), the hook gives up
+# at its deadline when root holds the lock and the container still starts
+# (exit 0), and the hook never tosses on a state it cannot trust.
+#
+# OLD=<dir>: the same test against another version's userspace/ (for
+# instance `git archive 9a2e348 userspace | tar -x -C /tmp/old`).
+set -u
+u=$(cd "$(dirname "$0")" && pwd)
+tmp=$(cd "$2" && pwd)
+[ "$(id -u)" = 0 ] || { echo "the policy and state are root's: run as root"; exit 4; }
+
+if [ -z "${HOOK_TEST_NS:-}" ]; then
+	src=$u
+	if [ -n "${OLD:-}" ]; then
+		src=$tmp/old
+		mkdir -p "$src"
+		cp "$OLD"/oci-hook.c "$OLD"/oci-state.c "$OLD"/oci-state.h "$OLD"/toss.c \
+			"$OLD"/toss.h "$src/"
+		sed -i 's|toss_policy_load(NULL, "oci-hook"|toss_policy_load(CPUSET_TOSS_POLICY, "oci-hook"|' \
+			"$src/oci-hook.c"
+	fi
+	gcc -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-I"$src" $(pkg-config --cflags jansson hwloc) \
+		-DCPUSET_TOSS_POLICY="\"$tmp/policy\"" -Wl,--wrap=toss_cgroup_from_pid \
+		-o "$tmp/hook" "$src/oci-hook.c" "$src/oci-state.c" "$src/toss.c" \
+		"$u/test-hook-wrap.c" $(pkg-config --libs jansson hwloc) || exit 1
+	unshare -m --propagation private true 2>/dev/null || { echo "no mount namespace"; exit 4; }
+	HOOK_TEST_NS=1 exec unshare -m --propagation private sh "$0" "$1" "$tmp"
+fi
+
+# In the namespace: the VM's topology (node 1: CPUs 1,3; node 2: CPU 2),
+# a /run of our own.
+sys=/sys/devices/system
+mount -t tmpfs none $sys/node
+echo 0-3 > $sys/node/online
+echo 0-3 > $sys/node/has_memory
+for n in 0 1 2 3; do mkdir $sys/node/node$n; done
+echo 0 > $sys/node/node0/cpulist
+echo 1,3 > $sys/node/node1/cpulist
+echo 2 > $sys/node/node2/cpulist
+echo > $sys/node/node3/cpulist
+mount -t tmpfs -o mode=0755 none /run
+
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+cg=$tmp/cg
+mkdir -p "$cg"
+echo 1-3 > "$cg/cpuset.cpus.effective"
+echo 1-2 > "$cg/cpuset.mems.effective"
+export FAKE_CG_DIR="$cg" FAKE_CG_REL=/machine.slice/libpod-c1.scope
+policy() { printf '%s\n' "$@" > "$tmp/policy"; chmod 0644 "$tmp/policy"; }
+state() {	# state ID ANNOTATION
+	printf '{"ociVersion":"1.0.2","id":"%s","status":"created","pid":%d,"annotations":{"cpuset.memory_toss_cache":"%s"}}' \
+		"$1" $$ "$2"
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# hook ID ANNOTATION: run it (killed after 15 s: exit 124), with the
+# time it took in $ms, what it wrote to the cgroup in $wrote and its log
+# in $tmp/log
+hook() {
+	: > "$cg/cpuset.memory_toss_cache"
+	t0=$(now_ms)
+	state "$1" "$2" | timeout 15 "$tmp/hook" > "$tmp/log" 2>&1
+	rc=$?
+	ms=$(($(now_ms) - t0))
+	wrote=$(cat "$cg/cpuset.memory_toss_cache")
+	sed 's/^/    /' "$tmp/log"
+	echo "  exit $rc after $ms ms, wrote \"$wrote\""
+}
+S=/run/cpuset-toss
+
+echo "== a first toss: nodes 1 and 2, the state directory is root's alone"
+policy "min_interval = 60" "timeout = 2"
+hook c1 1
+[ "$rc" = 0 ] && [ "$wrote" = "1 nodes=1-2" ] || fail "first toss: exit $rc, wrote \"$wrote\""
+[ "$(stat -c '%a %u' $S)" = "700 0" ] || fail "$S is $(stat -c '%a %u' $S)"
+for f in $S/*; do
+	[ "$(stat -c '%a %u %F' "$f")" = "600 0 regular file" ] ||
+		fail "$f is $(stat -c '%a %u %F' "$f")"
+done
+
+echo "== another uid (65534) locks every state file it can open (review N1)"
+pids=
+n=0
+for f in $S $S/*; do
+	# flock(1) opens the file read-only, then holds LOCK_EX for 30 s
+	if setpriv --reuid=65534 --regid=65534 --clear-groups flock -n -x "$f" true 2>/dev/null; then
+		n=$((n + 1))
+		setpriv --reuid=65534 --regid=65534 --clear-groups flock -o -x "$f" sleep 30 &
+		pids="$pids $!"
+	fi
+done
+echo "  uid 65534 could open and lock $n of the state files"
+[ "$n" = 0 ] || fail "uid 65534 opened $n state files"
+sleep 0.5
+hook c1 1
+[ "$rc" = 0 ] || fail "the hook exited $rc (124: still blocked after 15 s)"
+[ "$ms" -lt 3000 ] || fail "the hook took $ms ms, its timeout is 2 s"
+[ -z "$wrote" ] && grep -q "left alone: tossed" "$tmp/log" ||
+	fail "the rate limit was not kept: wrote \"$wrote\""
+[ -z "$pids" ] || kill $pids 2>/dev/null
+
+echo "== root holds the lock past the deadline: the hook gives up at 2 s, exit 0"
+rm -f $S/node*
+flock -o -x $S sleep 6 &
+holder=$!
+sleep 0.3
+hook c1 1
+[ "$rc" = 0 ] || fail "the container would fail: exit $rc"
+[ "$ms" -ge 1800 ] && [ "$ms" -lt 3500 ] || fail "gave up after $ms ms, not at the 2 s deadline"
+[ -z "$wrote" ] || fail "tossed without the rate limit's lock: \"$wrote\""
+grep -q "left alone.*deadline" "$tmp/log" || fail "no log line of the deadline"
+# the lock is freed before the deadline: the hook waits, then tosses
+kill $holder; wait $holder 2>/dev/null
+flock -o -x $S sleep 1 &
+holder=$!
+sleep 0.3
+hook c1 1
+[ "$rc" = 0 ] && [ "$wrote" = "1 nodes=1-2" ] || fail "after the lock was freed: exit $rc, wrote \"$wrote\""
+[ "$ms" -ge 500 ] || fail "did not wait for the lock ($ms ms)"
+wait $holder 2>/dev/null
+
+echo "== a state directory that is not root's 0700: nothing tossed, logged"
+rm -f $S/node*
+chmod 0755 $S
+hook c1 1
+[ "$rc" = 0 ] && [ -z "$wrote" ] && grep -q "left alone.*0700" "$tmp/log" ||
+	fail "a 0755 state directory: exit $rc, wrote \"$wrote\""
+chmod 0700 $S
+chown 65534 $S
+hook c1 1
+[ -z "$wrote" ] || fail "a state directory of uid 65534: wrote \"$wrote\""
+chown 0 $S
+rm -rf $S
+mkdir /run/elsewhere
+ln -s /run/elsewhere $S
+hook c1 1
+[ -z "$wrote" ] || fail "a symlink for the state directory: wrote \"$wrote\""
+rm $S
+mkdir -m 0700 $S
+ln -s /etc/passwd $S/node1
+hook c1 1
+[ "$wrote" = "1 nodes=2" ] && grep -q "node 1: left alone" "$tmp/log" ||
+	fail "a symlink for node 1's stamp: wrote \"$wrote\""
+[ -L $S/node1 ] || fail "the symlink was replaced"
+rm -rf $S
+
+[ $fails = 0 ] && echo "PASS: cpuset-toss-oci-hook" && exit 0
+echo "$fails failure(s)"
+exit 1
