@@ -9,7 +9,8 @@
  * author), so it never gives them more than the policy: by default an
  * amount and free= only, and only nodes that are the container's own (its
  * cpuset.mems.effective is not every memory node, and every CPU of the
- * node is in its cpuset.cpus.effective), at most once a minute per node.
+ * node is in its cpuset.cpus.effective), at most once a minute per node
+ * for the same pod or container.
  * It never fails the container over a toss (unless the policy says
  * strict): whatever happens is logged (syslog, with the container id)
  * and it exits 0.  It gives up waiting for the kernel after the policy's
@@ -111,7 +112,7 @@ static void on_alarm(int sig)
 
 int main(void)
 {
-	char err[PATH_MAX + 256] = "", path[PATH_MAX + 16];
+	char err[PATH_MAX + 256] = "", path[PATH_MAX + 16], requester[PATH_MAX + 16];
 	struct toss_policy policy;
 	struct toss_delegate d;
 	struct sigaction sa;
@@ -184,6 +185,9 @@ int main(void)
 	d.policy = &policy;
 	d.cg = &cg;
 	d.request = st.request;
+	/* min_interval per pod (or container), not for anyone on the node */
+	oci_requester(&st, cg.rel, requester, sizeof(requester));
+	d.requester = requester;
 	d.log = delegate_log;
 	ret = toss_delegated(&d);
 	alarm(0);

@@ -71,13 +71,18 @@ static json_t *load(const char *buf, size_t len, char *err, size_t errlen)
 static int get_annotation(json_t *root, struct oci_state *st, char *err, size_t errlen)
 {
 	json_t *ann = json_object_get(root, "annotations");
+	int has, ret;
 
 	if (!ann || json_is_null(ann))
 		return 0;
 	if (!json_is_object(ann))
 		return bad(err, errlen, "\"annotations\" is not an object");
-	return get_string(ann, OCI_ANNOTATION, st->request, sizeof(st->request),
-			  &st->has_request, err, errlen);
+	ret = get_string(ann, OCI_ANNOTATION, st->request, sizeof(st->request),
+			 &st->has_request, err, errlen);
+	if (!ret && !st->pod_uid[0])
+		ret = get_string(ann, OCI_POD_UID, st->pod_uid, sizeof(st->pod_uid), &has,
+				 err, errlen);
+	return ret;
 }
 
 /**
@@ -220,4 +225,52 @@ int oci_cgroup_matches(const struct oci_state *st, const char *rel)
 		}
 	}
 	return 0;
+}
+
+/* Does a component of @path before its last hold "pod<uid>", the uid's
+ * '-' as they are or as '_'? */
+static int parent_is_pod(const char *path, const char *uid)
+{
+	char want[2][160];
+	const char *last = strrchr(path, '/');
+	size_t l = strlen(uid), i;
+
+	if (!l || l + 4 > sizeof(want[0]) || !last)
+		return 0;
+	snprintf(want[0], sizeof(want[0]), "pod%s", uid);
+	snprintf(want[1], sizeof(want[1]), "pod%s", uid);
+	for (i = 3; want[1][i]; i++)
+		if (want[1][i] == '-')
+			want[1][i] = '_';
+	for (i = 0; i < 2; i++) {
+		const char *p = path;
+
+		while ((p = memmem(p, last - p, want[i], l + 3))) {
+			char c = p[l + 3];
+
+			/* the whole uid: "...pod<uid>.slice" or "/pod<uid>/" */
+			if (c == '.' || c == '/')
+				return 1;
+			p++;
+		}
+	}
+	return 0;
+}
+
+/**
+ * oci_requester() - whose min_interval a container's toss counts against
+ * @st: its state
+ * @rel: its cgroup
+ * @buf: the requester
+ * @len: its size
+ */
+void oci_requester(const struct oci_state *st, const char *rel, char *buf,
+		   size_t len)
+{
+	if (st->pod_uid[0] && parent_is_pod(rel, st->pod_uid))
+		snprintf(buf, len, "pod-%s", st->pod_uid);
+	else if (st->id[0])
+		snprintf(buf, len, "ctr-%s", st->id);
+	else
+		snprintf(buf, len, "cgroup-%s", rel);
 }

@@ -55,20 +55,26 @@ cg=$tmp/cg
 mkdir -p "$cg"
 echo 1-3 > "$cg/cpuset.cpus.effective"
 echo 1-2 > "$cg/cpuset.mems.effective"
-export FAKE_CG_DIR="$cg" FAKE_CG_REL=/machine.slice/libpod-c1.scope
+export FAKE_CG_DIR="$cg"
+# a pod's cgroup as the kubelet's systemd driver names it (pod 0a1b-2c3d)
+podcg=/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod0a1b_2c3d.slice
 policy() { printf '%s\n' "$@" > "$tmp/policy"; chmod 0644 "$tmp/policy"; }
-state() {	# state ID ANNOTATION
-	printf '{"ociVersion":"1.0.2","id":"%s","status":"created","pid":%d,"annotations":{"cpuset.memory_toss_cache":"%s"}}' \
-		"$1" $$ "$2"
+state() {	# state ID ANNOTATION [POD-UID]
+	printf '{"ociVersion":"1.0.2","id":"%s","status":"created","pid":%d,"annotations":{"cpuset.memory_toss_cache":"%s"%s}}' \
+		"$1" $$ "$2" "${3:+,\"io.kubernetes.pod.uid\":\"$3\"}"
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# hook ID ANNOTATION: run it (killed after 15 s: exit 124), with the
+# hook ID ANNOTATION [POD-UID]: run it (killed after 15 s: exit 124), with the
 # time it took in $ms, what it wrote to the cgroup in $wrote and its log
 # in $tmp/log
 hook() {
 	: > "$cg/cpuset.memory_toss_cache"
+	# the container's cgroup: podman's, or in the pod
+	FAKE_CG_REL=/machine.slice/libpod-$1.scope
+	[ -z "${3:-}" ] || FAKE_CG_REL=$podcg/crio-$1.scope
+	export FAKE_CG_REL
 	t0=$(now_ms)
-	state "$1" "$2" | timeout 15 "$tmp/hook" > "$tmp/log" 2>&1
+	state "$1" "$2" "${3:-}" | timeout 15 "$tmp/hook" > "$tmp/log" 2>&1
 	rc=$?
 	ms=$(($(now_ms) - t0))
 	wrote=$(cat "$cg/cpuset.memory_toss_cache")
@@ -146,11 +152,41 @@ hook c1 1
 [ -z "$wrote" ] || fail "a symlink for the state directory: wrote \"$wrote\""
 rm $S
 mkdir -m 0700 $S
-ln -s /etc/passwd $S/node1
+ln -s /etc/passwd $S/node1.ctr-c1
 hook c1 1
 [ "$wrote" = "1 nodes=2" ] && grep -q "node 1: left alone" "$tmp/log" ||
 	fail "a symlink for node 1's stamp: wrote \"$wrote\""
-[ -L $S/node1 ] || fail "the symlink was replaced"
+[ -L $S/node1.ctr-c1 ] || fail "the symlink was replaced"
+rm -rf $S
+
+echo "== min_interval per pod or container, not per node (N5)"
+policy "min_interval = 60" "timeout = 2"
+hook c1 1
+[ "$wrote" = "1 nodes=1-2" ] || fail "c1: wrote \"$wrote\""
+hook c2 1
+[ "$wrote" = "1 nodes=1-2" ] || fail "c2, another container on the nodes c1 tossed: wrote \"$wrote\""
+hook c1 1
+[ -z "$wrote" ] && grep -q "left alone: tossed .* for the same requester" "$tmp/log" ||
+	fail "c1 again (a restart): wrote \"$wrote\""
+# a pod (the kubelet's systemd cgroup names): its containers count as one
+hook c3 1 0a1b-2c3d
+[ "$wrote" = "1 nodes=1-2" ] || fail "pod, c3: wrote \"$wrote\""
+hook c4 1 0a1b-2c3d
+[ -z "$wrote" ] || fail "pod, c4 (a crash loop: a new container of the pod): wrote \"$wrote\""
+# a pod uid that is not the cgroup's parent's: the container's own
+hook c5 1 0a1b
+[ "$wrote" = "1 nodes=1-2" ] || fail "a uid not of the cgroup's pod, c5: wrote \"$wrote\""
+# the kernel's write fails (here: EISDIR): the stamps are put back
+rm -f "$cg/cpuset.memory_toss_cache"
+mkdir "$cg/cpuset.memory_toss_cache"
+export FAKE_CG_REL=/machine.slice/libpod-c6.scope
+state c6 1 | timeout 15 "$tmp/hook" > "$tmp/log" 2>&1
+rc=$?
+sed 's/^/    /' "$tmp/log"
+rmdir "$cg/cpuset.memory_toss_cache"
+[ "$rc" = 0 ] || fail "a failed write failed the container: exit $rc"
+hook c6 1
+[ "$wrote" = "1 nodes=1-2" ] || fail "c6 after its failed write: wrote \"$wrote\""
 rm -rf $S
 
 [ $fails = 0 ] && echo "PASS: cpuset-toss-oci-hook" && exit 0

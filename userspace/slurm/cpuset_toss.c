@@ -257,7 +257,8 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 	struct toss_cgroup cg;
 	struct timespec t0;
 	long long tosses = 0, deadline;
-	char lock[64];
+	char lock[64], requester[64];
+	uint32_t uid;
 	long waited;
 	int dirfd, fd = -1, ret, ncpus, online, weight;
 	char *cpus = NULL;
@@ -347,6 +348,15 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 	d.cpus = cpus;
 	d.cpus_decide = 1;
 	d.deadline_ms = deadline;
+	/*
+	 * min_interval per user (arrays of one user's short jobs), not for
+	 * anyone: another user's job on the node tosses.
+	 */
+	if (spank_get_item(sp, S_JOB_UID, &uid) == ESPANK_SUCCESS)
+		snprintf(requester, sizeof(requester), "slurm-uid%u", uid);
+	else
+		snprintf(requester, sizeof(requester), "slurm-job%u", jobid);
+	d.requester = requester;
 	ret = toss_delegated(&d);
 	if (ret == 1)
 		goto out;
