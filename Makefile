@@ -319,7 +319,7 @@ $(UOUT)/cpuset-toss-oci-hook: $(USRC)/oci-hook.c $(USRC)/oci-state.c $(USRC)/oci
 
 # The runc wrapper for Docker's daemon.json "runtimes" (and containerd's
 # BinaryName): the paths it execs are fixed at build time, never PATH.
-$(UOUT)/cpuset-toss-runc: $(USRC)/docker/cpuset-toss-runc.c
+$(UOUT)/cpuset-toss-runc: $(USRC)/docker/cpuset-toss-runc.c $(USRC)/toss.h
 	@mkdir -p $(@D)
 	$(UCC) -DCPUSET_TOSS_HOOK='"$(LIBEXECDIR)/cpuset-toss-oci-hook"' \
 		-DCPUSET_TOSS_RUNC='"$(RUNC)"' -o $@ $(filter %.c,$^) $(LDFLAGS) \

@@ -41,14 +41,17 @@ static int strict;
 static void hlog(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void hlog(int prio, const char *fmt, ...)
 {
-	char msg[2048];
+	char msg[2048], esc[2048], id[256];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	syslog(prio, "container %s: %s", container, msg);
-	fprintf(stderr, "cpuset-toss-oci-hook: container %s: %s\n", container, msg);
+	/* no control character reaches syslog or the runtime's log */
+	toss_log_escape(msg, esc, sizeof(esc));
+	toss_log_escape(container, id, sizeof(id));
+	syslog(prio, "container %s: %s", id, esc);
+	fprintf(stderr, "cpuset-toss-oci-hook: container %s: %s\n", id, esc);
 }
 
 static void delegate_log(void *arg, int prio, const char *fmt, ...)
@@ -173,6 +176,9 @@ int main(void)
 		     st.has_cgroups_path ? st.cgroups_path : "no cgroupsPath, no id in the path");
 		return no_toss();
 	}
+	if (!st.has_cgroups_path || !st.cgroups_path[0])
+		hlog(LOG_INFO, "no cgroupsPath in config.json: %s is the container's by its id, a whole path component",
+		     cg.rel);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART: the write ends */

@@ -39,8 +39,10 @@ static int get_string(json_t *obj, const char *key, char *buf, size_t len,
 		return bad(err, errlen, "\"%s\" is not a string", key);
 	s = json_string_value(v);
 	l = json_string_length(v);
-	if (l >= len || strlen(s) != l || strchr(s, '\n'))
-		return bad(err, errlen, "\"%s\" is too long or holds a NUL or a newline", key);
+	/* a control character would reach syslog and the runtime's log */
+	if (l >= len || strlen(s) != l || toss_has_control(s, l))
+		return bad(err, errlen, "\"%s\" is too long or holds a NUL or a control character",
+			   key);
 	memcpy(buf, s, l + 1);
 	*has = 1;
 	return 0;
@@ -154,8 +156,13 @@ int oci_config_parse(const char *buf, size_t len, struct oci_state *st,
 	return ret;
 }
 
-/* Is @comp one of the '/'-separated components of @path? */
-static int has_component(const char *path, const char *comp, int substring)
+/*
+ * Is @comp one of the '/'-separated components of @path?  With @id, the
+ * container id as the runtimes name its cgroup: a component "<id>",
+ * "<id>.scope", or ending in "-<id>" or "-<id>.scope" (libpod-, crio-,
+ * docker-, cri-containerd-), never a part of a longer name.
+ */
+static int has_component(const char *path, const char *comp, int id)
 {
 	size_t l = strlen(comp);
 	const char *p = path;
@@ -164,9 +171,15 @@ static int has_component(const char *path, const char *comp, int substring)
 		return 0;
 	while ((p = strchr(p, '/'))) {
 		const char *c = ++p, *e = strchrnul(c, '/');
+		size_t n = e - c;
 
-		if (substring ? memmem(c, e - c, comp, l) != NULL :
-				((size_t)(e - c) == l && !memcmp(c, comp, l)))
+		if (n == l && !memcmp(c, comp, l))
+			return 1;
+		if (!id)
+			continue;
+		if (n >= 6 && !memcmp(e - 6, ".scope", 6))
+			n -= 6;
+		if (n >= l && !memcmp(c + n - l, comp, l) && (n == l || c[n - l - 1] == '-'))
 			return 1;
 	}
 	return 0;

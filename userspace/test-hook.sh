@@ -189,6 +189,23 @@ hook c6 1
 [ "$wrote" = "1 nodes=1-2" ] || fail "c6 after its failed write: wrote \"$wrote\""
 rm -rf $S
 
+echo "== control characters never reach the log (N7)"
+ctl=$(printf '[\001-\037\177]')
+policy "min_interval = 0"
+# a request with ESC and BEL (as JSON escapes), an id with ESC
+printf '{"id":"c7","pid":%d,"annotations":{"cpuset.memory_toss_cache":"\\u001b[2J\\u001b]0;owned\\u0007 1"}}' $$ |
+	FAKE_CG_REL=/machine.slice/libpod-c7.scope timeout 15 "$tmp/hook" > "$tmp/log" 2>&1
+printf '{"id":"\\u001b[31mRED","pid":%d,"annotations":{"cpuset.memory_toss_cache":"1"}}' $$ |
+	FAKE_CG_REL=/machine.slice/libpod-c8.scope timeout 15 "$tmp/hook" >> "$tmp/log" 2>&1
+# a cgroup whose name has ESC (cgroupfs allows it), a request refused
+FAKE_CG_REL=$(printf '/machine.slice/x\033[2Jy/libpod-c9.scope')
+export FAKE_CG_REL
+state c9 "1 bogus=1" | timeout 15 "$tmp/hook" >> "$tmp/log" 2>&1
+sed 's/^/    /' "$tmp/log" | cat -v
+[ "$(wc -l < "$tmp/log")" -ge 3 ] || fail "fewer log lines than runs"
+! tr -d '\n' < "$tmp/log" | grep -q "$ctl" || fail "a control character in the log"
+grep -q 'x\\x1b\[2Jy' "$tmp/log" || fail "the cgroup's ESC is not shown escaped"
+
 [ $fails = 0 ] && echo "PASS: cpuset-toss-oci-hook" && exit 0
 echo "$fails failure(s)"
 exit 1

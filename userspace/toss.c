@@ -400,11 +400,13 @@ void toss_node_set(struct toss_nodes *n, int node)
 }
 
 /*
- * A CPU or node list ("0-2,5", empty for none) as a hwloc bitmap, of any
- * size.  hwloc's parser takes "3-" as "3 and above": refused, as is
- * anything but digits, '-' and ','.  Return: 0 or -EINVAL.
+ * A CPU or node list ("0-2,5", empty for none) as a hwloc bitmap, its ids
+ * at most @max, checked before hwloc allocates anything (a bitmap up to
+ * "2147483647" would take 256 MiB).  hwloc's parser takes "3-" as "3 and
+ * above": refused, as is anything but digits, '-' and ','.  Return: 0 or
+ * -EINVAL.
  */
-static int list_to_bitmap(const char *list, hwloc_bitmap_t map)
+static int list_to_bitmap(const char *list, hwloc_bitmap_t map, unsigned long max)
 {
 	size_t n = strspn(list, "0123456789-,");
 	const char *p;
@@ -433,7 +435,7 @@ static int list_to_bitmap(const char *list, hwloc_bitmap_t map)
 				return -EINVAL;
 			b = strtoul(end + 1, &end, 10);
 		}
-		if (b < a || b > INT_MAX || (end < list + n && (*end != ',' || end + 1 == list + n)))
+		if (b < a || b > max || (end < list + n && (*end != ',' || end + 1 == list + n)))
 			return -EINVAL;
 		p = end;
 	}
@@ -461,9 +463,7 @@ int toss_parse_list(const char *list, struct toss_nodes *n)
 	memset(n, 0, sizeof(*n));
 	if (!map)
 		return -ENOMEM;
-	ret = list_to_bitmap(list, map);
-	if (!ret && hwloc_bitmap_last(map) >= TOSS_MAX_NODES)
-		ret = -EINVAL;
+	ret = list_to_bitmap(list, map, TOSS_MAX_NODES - 1);
 	if (!ret) {
 		hwloc_bitmap_foreach_begin(i, map)
 			toss_node_set(n, i);
@@ -564,7 +564,7 @@ static int read_cpu_file(const char *path, hwloc_bitmap_t map)
 	char buf[65536];
 	int ret = read_small(path, buf, sizeof(buf));
 
-	return ret ? ret : list_to_bitmap(buf, map);
+	return ret ? ret : list_to_bitmap(buf, map, TOSS_MAX_CPUS - 1);
 }
 
 /*
@@ -579,7 +579,7 @@ static int cpus_to_nodes(const char *cpulist, struct toss_nodes *n, int all)
 	int node, ret;
 
 	memset(n, 0, sizeof(*n));
-	ret = cpus && ncpus ? list_to_bitmap(cpulist, cpus) : -ENOMEM;
+	ret = cpus && ncpus ? list_to_bitmap(cpulist, cpus, TOSS_MAX_CPUS - 1) : -ENOMEM;
 	if (!ret)
 		ret = read_list(NODE_SYS "/online", &online);
 	for (node = 0; !ret && node < TOSS_MAX_NODES; node++) {
@@ -602,7 +602,7 @@ static int cpus_to_nodes(const char *cpulist, struct toss_nodes *n, int all)
 
 /**
  * toss_cpus_to_nodes() - the nodes of the CPUs in a list
- * @cpulist: CPU list, e.g. "1,3-4", CPU ids of any size
+ * @cpulist: CPU list, e.g. "1,3-4", CPU ids below TOSS_MAX_CPUS
  * @n: the nodes that have at least one of them
  *
  * Return: 0 or a negative error.
@@ -614,7 +614,7 @@ int toss_cpus_to_nodes(const char *cpulist, struct toss_nodes *n)
 
 /**
  * toss_nodes_within_cpus() - the nodes all of whose CPUs are in a list
- * @cpulist: CPU list, e.g. "1,3-4", CPU ids of any size
+ * @cpulist: CPU list, e.g. "1,3-4", CPU ids below TOSS_MAX_CPUS
  * @n: the nodes with CPUs, every one of them in @cpulist
  *
  * Return: 0 or a negative error.
@@ -633,7 +633,7 @@ int toss_nodes_within_cpus(const char *cpulist, struct toss_nodes *n)
 int toss_cpulist_weight(const char *cpulist)
 {
 	hwloc_bitmap_t map = hwloc_bitmap_alloc();
-	int ret = map ? list_to_bitmap(cpulist, map) : -ENOMEM;
+	int ret = map ? list_to_bitmap(cpulist, map, TOSS_MAX_CPUS - 1) : -ENOMEM;
 
 	if (!ret)
 		ret = hwloc_bitmap_weight(map);
@@ -877,6 +877,12 @@ static char *trim(char *s)
 	return s;
 }
 
+/* The sections a policy file may have, and its keys (policy_set()). */
+static const char *const sections[] = { "", "oci-hook", "slurm" };
+static const char *const policy_keys[] = {
+	"keys", "nodes", "min_interval", "timeout", "strict", "request"
+};
+
 static int policy_set(struct toss_policy *p, const char *key, char *val)
 {
 	static const char *const nodes[] = { "none", "own", "pinned", "any" };
@@ -924,7 +930,10 @@ static int policy_set(struct toss_policy *p, const char *key, char *val)
 int toss_policy_load(const char *path, const char *section,
 		     struct toss_policy *p, char *err, size_t errlen)
 {
-	char line[TOSS_REQ_MAX + 64], cur[64] = "";
+	char line[TOSS_REQ_MAX + 64];
+	/* which keys each section has set: a second one is an error */
+	unsigned int seen[sizeof(sections) / sizeof(sections[0])] = { 0 };
+	size_t cur = 0, i;
 	int lineno = 0, fd, ret = 0;
 	struct stat st;
 	FILE *f;
@@ -972,13 +981,20 @@ int toss_policy_load(const char *path, const char *section,
 		if (*l == '[') {
 			size_t n = strlen(l);
 
-			if (n < 3 || l[n - 1] != ']' || n - 2 >= sizeof(cur)) {
-				seterr(err, errlen, "%s:%d: bad section header", path, lineno);
+			/* only ours, exactly: a misspelt one would apply to nothing */
+			for (i = 1; i < sizeof(sections) / sizeof(sections[0]); i++)
+				if (n == strlen(sections[i]) + 2 && l[n - 1] == ']' &&
+				    !strncmp(l + 1, sections[i], n - 2))
+					break;
+			if (i == sizeof(sections) / sizeof(sections[0])) {
+				char esc[128];
+
+				seterr(err, errlen, "%s:%d: unknown section %s (only [oci-hook] and [slurm])",
+				       path, lineno, toss_log_escape(l, esc, sizeof(esc)));
 				ret = -TOSS_EPOLICY;
 				break;
 			}
-			memcpy(cur, l + 1, n - 2);
-			cur[n - 2] = '\0';
+			cur = i;
 			continue;
 		}
 		eq = strchr(l, '=');
@@ -993,9 +1009,23 @@ int toss_policy_load(const char *path, const char *section,
 			struct toss_policy scratch;
 			int r;
 
+			/* a key twice in a section: which one was meant? */
+			for (i = 0; i < sizeof(policy_keys) / sizeof(policy_keys[0]); i++)
+				if (!strcmp(key, policy_keys[i]))
+					break;
+			if (i < sizeof(policy_keys) / sizeof(policy_keys[0]) &&
+			    (seen[cur] & (1U << i))) {
+				seterr(err, errlen, "%s:%d: \"%s\" a second time in %s%s%s", path,
+				       lineno, key, cur ? "[" : "the keys before any section",
+				       sections[cur], cur ? "]" : "");
+				ret = -TOSS_EPOLICY;
+				break;
+			}
+			if (i < sizeof(policy_keys) / sizeof(policy_keys[0]))
+				seen[cur] |= 1U << i;
 			/* every line is checked; only ours are applied */
 			policy_defaults(&scratch);
-			r = policy_set(cur[0] && (!section || strcmp(cur, section)) ?
+			r = policy_set(cur && (!section || strcmp(sections[cur], section)) ?
 				       &scratch : p, key, val);
 			if (r) {
 				seterr(err, errlen, "%s:%d: %s \"%s\"", path, lineno,
@@ -1203,26 +1233,6 @@ void toss_state_unlock(int dirfd, const char *name, int fd)
 		return;
 	unlinkat(dirfd, name, 0);
 	close(fd);
-}
-
-/**
- * toss_has_control() - does a string hold a control character
- * @s: the string
- * @len: its length
- *
- * Return: 1 for a byte below 0x20, 0x7f or a UTF-8 C1 control
- * (0xc2 0x80..0x9f), else 0.
- */
-int toss_has_control(const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (u[i] < 0x20 || u[i] == 0x7f ||
-		    (u[i] == 0xc2 && i + 1 < len && u[i + 1] >= 0x80 && u[i + 1] <= 0x9f))
-			return 1;
-	return 0;
 }
 
 /**

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #define TOSS_MAX_NODES		1024
+#define TOSS_MAX_CPUS		65536	/* CPU ids below; Linux's NR_CPUS is 8192 at most */
 #define TOSS_REQ_MAX		1024	/* the kernel's limit on a request */
 
 /* Errors of our own, beyond the errnos the kernel's write returns. */
@@ -91,7 +92,8 @@ int toss_build_request(char *buf, size_t len, const char *size,
  */
 int toss_cgroup_is_shared(const struct toss_cgroup *cg);
 
-/* Node lists "0-2,5" <-> bitmaps (hwloc's list parser, nodes < 1024). */
+/* Node lists "0-2,5" <-> bitmaps (hwloc's list parser, nodes < 1024,
+ * checked before anything is allocated). */
 int toss_parse_list(const char *list, struct toss_nodes *n);
 void toss_format_list(const struct toss_nodes *n, char *buf, size_t len);
 int toss_node_isset(const struct toss_nodes *n, int node);
@@ -101,7 +103,7 @@ void toss_node_set(struct toss_nodes *n, int node);
  * online), a cgroup's cpuset.mems.effective and cpuset.cpus.effective
  * (a CPU list of any size, in buf), and the nodes with a CPU in a CPU
  * list ("1,3-4") or with all of their CPUs in it (CPU-less nodes never),
- * from /sys/devices/system/node.  CPU ids of any size.
+ * from /sys/devices/system/node.  CPU ids below TOSS_MAX_CPUS.
  */
 int toss_memory_nodes(struct toss_nodes *n);
 int toss_cgroup_mems(const struct toss_cgroup *cg, struct toss_nodes *n);
@@ -223,7 +225,17 @@ void toss_state_unlock(int dirfd, const char *name, int fd);
  */
 char *toss_log_escape(const char *s, char *buf, size_t len);
 /* 1 if @s holds such a byte (a control character of any kind). */
-int toss_has_control(const char *s, size_t len);
+static inline int toss_has_control(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (u[i] < 0x20 || u[i] == 0x7f ||
+		    (u[i] == 0xc2 && i + 1 < len && u[i + 1] >= 0x80 && u[i + 1] <= 0x9f))
+			return 1;
+	return 0;
+}
 
 /* A message for an error returned above, and its exit code. */
 const char *toss_strerror(int err);

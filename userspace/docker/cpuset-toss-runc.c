@@ -41,6 +41,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "toss.h"	/* toss_has_control() */
+
 #ifndef CPUSET_TOSS_RUNC
 #define CPUSET_TOSS_RUNC "/usr/sbin/runc"
 #endif
@@ -186,7 +188,10 @@ static int add_toss(json_t *spec, const char *what)
 	if (cur && !json_is_string(cur))
 		return -1;
 	if (cur) {
-		rlog(LOG_INFO, "the bundle asks for \"%s\" itself", json_string_value(cur));
+		/* the pod author's text: no control character into syslog */
+		rlog(LOG_INFO, "the bundle asks for \"%s\" itself",
+		     toss_has_control(json_string_value(cur), json_string_length(cur)) ?
+		     "(a value with a control character)" : json_string_value(cur));
 	} else if (*what) {
 		if (json_object_set_new(ann, ANNOTATION, json_string(what)))
 			return -1;
@@ -342,7 +347,7 @@ int main(int argc, char **argv)
 	}
 	parse_runc_args(argc - first, argv + first, &cmd, &bundle, &id);
 	if (bundle) {
-		if (id)
+		if (id && !toss_has_control(id, strlen(id)))
 			container = id;
 		edit_bundle(bundle, what);
 	}

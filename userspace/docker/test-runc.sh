@@ -18,7 +18,7 @@ exit 3
 EOF
 chmod 0755 "$tmp/fakerunc"
 gcc -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
-	$(pkg-config --cflags jansson) -DCPUSET_TOSS_RUNC="\"$tmp/fakerunc\"" \
+	-I"$u/.." $(pkg-config --cflags jansson) -DCPUSET_TOSS_RUNC="\"$tmp/fakerunc\"" \
 	-o "$W" "$u/cpuset-toss-runc.c" $(pkg-config --libs jansson) || exit 1
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
