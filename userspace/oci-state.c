@@ -48,7 +48,7 @@ static int get_string(json_t *obj, const char *key, char *buf, size_t len,
 	return 0;
 }
 
-static json_t *load(const char *buf, size_t len, char *err, size_t errlen)
+static json_t *load(const char *buf, size_t len, size_t flags, char *err, size_t errlen)
 {
 	json_error_t jerr;
 	json_t *root;
@@ -57,7 +57,7 @@ static json_t *load(const char *buf, size_t len, char *err, size_t errlen)
 		bad(err, errlen, "more than %d bytes", OCI_STATE_MAX);
 		return NULL;
 	}
-	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | flags, &jerr);
 	if (!root) {
 		bad(err, errlen, "line %d: %s", jerr.line, jerr.text);
 		return NULL;
@@ -104,7 +104,7 @@ int oci_state_parse(const char *buf, size_t len, struct oci_state *st,
 	int has, ret;
 
 	memset(st, 0, sizeof(*st));
-	root = load(buf, len, err, errlen);
+	root = load(buf, len, 0, err, errlen);
 	if (!root)
 		return -EINVAL;
 	ret = get_string(root, "id", st->id, sizeof(st->id), &has, err, errlen);
@@ -141,7 +141,12 @@ int oci_config_parse(const char *buf, size_t len, struct oci_state *st,
 	json_t *root, *linux_;
 	int ret = 0;
 
-	root = load(buf, len, err, errlen);
+	/*
+	 * Its integers as reals: a uint64 above 2^63-1 (runc's unlimited
+	 * rlimit) would fail jansson's json_int_t, and the hook reads only
+	 * strings here.
+	 */
+	root = load(buf, len, JSON_DECODE_INT_AS_REAL, err, errlen);
 	if (!root)
 		return -EINVAL;
 	if (!st->has_request)

@@ -181,6 +181,18 @@ static void test_state(void)
 		CHECK(oci_state_parse(bad[i], strlen(bad[i]), &st, err, sizeof(err)) == -EINVAL,
 		      "state '%s' accepted", bad[i]);
 
+	/* review N14: config.json with runc's unlimited rlimit is read */
+	{
+		const char *cfg = "{\"process\":{\"rlimits\":[{\"type\":\"RLIMIT_MEMLOCK\","
+			"\"hard\":18446744073709551615,\"soft\":18446744073709551615}]},"
+			"\"linux\":{\"cgroupsPath\":\"/toss/c1\"}}";
+
+		memset(&st, 0, sizeof(st));
+		CHECK(!oci_config_parse(cfg, strlen(cfg), &st, err, sizeof(err)) &&
+		      st.has_cgroups_path && !strcmp(st.cgroups_path, "/toss/c1"),
+		      "config.json with a uint64: %s", err);
+	}
+
 	/* review N7: control characters never get in (ESC, BEL, DEL, C1) */
 	{
 		static const char *const ctl[] = {
