@@ -541,6 +541,21 @@ int toss_cgroup_mems(const struct toss_cgroup *cg, struct toss_nodes *n)
 }
 
 /**
+ * toss_cgroup_own_mems() - a cgroup's cpuset.mems, its own nodes
+ * @cg: the cgroup
+ * @n: the set; empty when it has none (cgroup v2: the parent's apply)
+ *
+ * Return: 0 or a negative error.
+ */
+int toss_cgroup_own_mems(const struct toss_cgroup *cg, struct toss_nodes *n)
+{
+	char path[PATH_MAX + 64];
+
+	cg_file(cg, "mems", path, sizeof(path));
+	return read_list(path, n);
+}
+
+/**
  * toss_cgroup_cpus() - a cgroup's cpuset.cpus.effective
  * @cg: the cgroup
  * @buf: the CPU list

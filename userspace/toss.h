@@ -107,6 +107,9 @@ void toss_node_set(struct toss_nodes *n, int node);
  */
 int toss_memory_nodes(struct toss_nodes *n);
 int toss_cgroup_mems(const struct toss_cgroup *cg, struct toss_nodes *n);
+/* Its own cpuset.mems (empty on cgroup v2: it has none, it takes its
+ * parent's); -errno. */
+int toss_cgroup_own_mems(const struct toss_cgroup *cg, struct toss_nodes *n);
 int toss_cgroup_cpus(const struct toss_cgroup *cg, char *buf, size_t len);
 int toss_cpus_to_nodes(const char *cpulist, struct toss_nodes *n);
 int toss_nodes_within_cpus(const char *cpulist, struct toss_nodes *n);

@@ -191,8 +191,8 @@ has cpuset-toss@job42.slice.service "Environment: CPUSET_TOSS_WRITE=1 nodes=1" \
 	"the drop-in's request in place of the default"
 has cpuset-toss@job42.slice.service "RemainAfterExit: yes"
 has cpuset-toss@job42.slice.service \
-	"Command Line: $toss --write \"\\\${CPUSET_TOSS_WRITE}\" --unit job42.slice"
-has cpuset-toss@job-7.slice.service "Command Line: $toss --write \"\\\${CPUSET_TOSS_WRITE}\" --unit job-7.slice" \
+	"Command Line: $toss --write \"\\\${CPUSET_TOSS_WRITE}\" --slice job42.slice"
+has cpuset-toss@job-7.slice.service "Command Line: $toss --write \"\\\${CPUSET_TOSS_WRITE}\" --slice job-7.slice" \
 	"%i keeps the dash"
 has job43-run.slice "After: cpuset-toss@job43.slice.service (origin-file)" \
 	"an inner slice, its drop-in only"
