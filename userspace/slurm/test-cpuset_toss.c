@@ -303,12 +303,12 @@ static long now_ms(void)
 }
 
 /*
- * Another step of the job: holds the job's lock (root's file in
- * /run/cpuset-toss, opened with plain system calls so that the test also
- * builds against older versions) for @ms and then, if @toss, counts a
- * toss in the stat file before it unlocks.
+ * Root, in a child, holds LOCK_EX on @path (opened with @flags: plain
+ * system calls, so that the test also builds against older versions)
+ * for @ms and then, if @toss, counts a toss in the stat file before it
+ * unlocks.  Returns once the lock is held.
  */
-static pid_t other_step(int ms, int toss)
+static pid_t root_holds(const char *path, int flags, int ms, int toss)
 {
 	int p[2];
 	pid_t pid;
@@ -323,8 +323,7 @@ static pid_t other_step(int ms, int toss)
 		int fd;
 
 		mkdir("/run/cpuset-toss", 0700);
-		fd = open("/run/cpuset-toss/slurm-job42.lock",
-			  O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
+		fd = open(path, flags | O_NOFOLLOW, 0600);
 		if (fd < 0 || flock(fd, LOCK_EX))
 			_exit(1);
 		if (write(p[1], "x", 1) != 1)
@@ -339,6 +338,18 @@ static pid_t other_step(int ms, int toss)
 		exit(1);
 	close(p[0]);
 	return pid;
+}
+
+/* Another step of the job tossing: it holds the job's lock. */
+static pid_t other_step(int ms, int toss)
+{
+	return root_holds("/run/cpuset-toss/slurm-job42.lock", O_RDWR | O_CREAT, ms, toss);
+}
+
+/* Another toss holds the rate limit's lock (the state directory). */
+static pid_t root_holds_state(int ms)
+{
+	return root_holds("/run/cpuset-toss", O_RDONLY | O_DIRECTORY, ms, 0);
 }
 
 /*
@@ -391,37 +402,6 @@ static pid_t nobody_locks(int ms, int *n, int jobdir)
 	}
 	close(p[1]);
 	if (read(p[0], n, sizeof(*n)) != sizeof(*n))
-		exit(1);
-	close(p[0]);
-	return pid;
-}
-
-/* root holds the rate limit's lock (the state directory) for @ms */
-static pid_t root_holds_state(int ms)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(p))
-		exit(1);
-	pid = fork();
-	if (pid < 0)
-		exit(1);
-	if (!pid) {
-		int fd;
-
-		mkdir("/run/cpuset-toss", 0700);
-		fd = open("/run/cpuset-toss", O_RDONLY | O_DIRECTORY);
-		if (fd < 0 || flock(fd, LOCK_EX))
-			_exit(1);
-		if (write(p[1], "x", 1) != 1)
-			_exit(1);
-		usleep(ms * 1000);
-		_exit(0);
-	}
-	close(p[1]);
-	if (read(p[0], &c, 1) != 1)
 		exit(1);
 	close(p[0]);
 	return pid;
