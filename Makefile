@@ -30,6 +30,7 @@ MANDIR     ?= $(PREFIX)/share/man
 DOCDIR     ?= $(PREFIX)/share/doc/cpuset-toss
 SYSCONFDIR ?= /etc
 UNITDIR    ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+TMPFILESDIR ?= $(or $(shell pkg-config --variable=tmpfilesdir systemd 2>/dev/null),/usr/lib/tmpfiles.d)
 HOOKSDIR   ?= /usr/share/containers/oci/hooks.d
 RUNC       ?= /usr/sbin/runc
 MULTIARCH  := $(shell gcc -print-multiarch 2>/dev/null)
@@ -323,7 +324,7 @@ $(UOUT)/cpuset-toss-oci-hook: $(USRC)/oci-hook.c $(USRC)/oci-state.c $(USRC)/oci
 
 # The runc wrapper for Docker's daemon.json "runtimes" (and containerd's
 # BinaryName): the paths it execs are fixed at build time, never PATH.
-$(UOUT)/cpuset-toss-runc: $(USRC)/docker/cpuset-toss-runc.c
+$(UOUT)/cpuset-toss-runc: $(USRC)/docker/cpuset-toss-runc.c $(USRC)/toss.h
 	@mkdir -p $(@D)
 	$(UCC) -DCPUSET_TOSS_HOOK='"$(LIBEXECDIR)/cpuset-toss-oci-hook"' \
 		-DCPUSET_TOSS_RUNC='"$(RUNC)"' -o $@ $(filter %.c,$^) $(LDFLAGS) \
@@ -356,6 +357,7 @@ install: userspace
 	sed 's|/usr/bin/cpuset-toss|$(BINDIR)/cpuset-toss|' '$(USRC)/systemd/cpuset-toss@.service' | \
 		install -D -m 0644 /dev/stdin '$(DESTDIR)$(UNITDIR)/cpuset-toss@.service'
 	install -D -m 0644 '$(USRC)/man/cpuset-toss@.service.8' '$(DESTDIR)$(MANDIR)/man8/cpuset-toss@.service.8'
+	install -D -m 0644 $(USRC)/systemd/cpuset-toss.tmpfiles $(DESTDIR)$(TMPFILESDIR)/cpuset-toss.conf
 	for f in service slice request after; do \
 		sed 's|/usr/bin/cpuset-toss|$(BINDIR)/cpuset-toss|' $(USRC)/systemd/cpuset-toss-$$f.conf | \
 			install -D -m 0644 /dev/stdin $(DESTDIR)$(DOCDIR)/examples/cpuset-toss-$$f.conf || exit 1; \
@@ -373,6 +375,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cpuset-toss $(DESTDIR)$(LIBEXECDIR)/cpuset-toss-oci-hook \
 		$(DESTDIR)$(LIBEXECDIR)/cpuset-toss-runc $(DESTDIR)$(HOOKSDIR)/50-cpuset-toss.json \
 		'$(DESTDIR)$(UNITDIR)/cpuset-toss@.service' $(DESTDIR)$(SLURM_PLUGINDIR)/cpuset_toss.so \
+		$(DESTDIR)$(TMPFILESDIR)/cpuset-toss.conf \
 		$(DESTDIR)$(MANDIR)/man8/cpuset-toss.8 $(DESTDIR)$(MANDIR)/man8/cpuset-toss-oci-hook.8 \
 		$(DESTDIR)$(MANDIR)/man8/cpuset-toss-runc.8 '$(DESTDIR)$(MANDIR)/man8/cpuset-toss@.service.8' \
 		$(DESTDIR)$(MANDIR)/man8/spank-cpuset-toss.8 $(DESTDIR)$(MANDIR)/man5/cpuset-toss.conf.5

@@ -21,7 +21,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: cpuset-toss [OPTIONS] (CGROUP | --unit UNIT | --pid PID | --self)\n"
+		"Usage: cpuset-toss [OPTIONS] (CGROUP | --unit UNIT | --pid PID | --self |\n"
+		"                   --slice SLICE)\n"
 		"Drop the clean, unmapped page cache of a cpuset's NUMA nodes.\n\n"
 		"  -n, --nodes LIST    only these nodes (e.g. 1,3 or 0-2)\n"
 		"  -s, --size S        drop at most S bytes (K, M, G, T suffixes); default all\n"
@@ -35,6 +36,9 @@ static void usage(FILE *f)
 		"  -p, --pid PID       the cgroup of a process (1..kernel.pid_max)\n"
 		"      --self          the caller's own cgroup (an ExecStartPre=); never\n"
 		"                      the root cgroup or init.scope\n"
+		"      --slice SLICE   the slice the caller runs in (cpuset-toss@.service),\n"
+		"                      read from /proc, not D-Bus; only a slice with\n"
+		"                      memory nodes of its own (AllowedMemoryNodes=)\n"
 		"  -j, --json          print the result as JSON\n"
 		"  -q, --quiet         print nothing but errors\n"
 		"  -h, --help          this help\n"
@@ -168,6 +172,59 @@ static const struct {
 };
 #define NR_KERNEL_KEYS (sizeof(kernel_keys) / sizeof(kernel_keys[0]))
 
+/*
+ * --slice SLICE: the cgroup of the slice this process runs in, the parent
+ * of its own (cpuset-toss@SLICE.service has Slice=SLICE), from
+ * /proc/self/cgroup: no D-Bus, so it works in early boot.  Refused: a
+ * parent that is not SLICE, the root slice, and a slice without memory
+ * nodes of its own (an empty cpuset.mems: system.slice, user.slice),
+ * whose toss would be every node's.
+ */
+static int slice_cgroup(const char *slice, struct toss_cgroup *cg, char *err,
+			size_t errlen)
+{
+	struct toss_cgroup self;
+	struct toss_nodes own;
+	char rel[PATH_MAX], *base;
+	size_t l = strlen(slice);
+	int ret, node, empty = 1;
+
+	if (l < 7 || strcmp(slice + l - 6, ".slice") || strchr(slice, '/')) {
+		snprintf(err, errlen, "--slice %s: not the name of a slice", slice);
+		return -TOSS_EUSAGE;
+	}
+	if (!strcmp(slice, "-.slice")) {
+		snprintf(err, errlen, "--slice -.slice: the root slice is every node's: refused");
+		return -TOSS_EREFUSED;
+	}
+	ret = toss_cgroup_from_pid(0, &self, err, errlen);
+	if (ret)
+		return ret;
+	snprintf(rel, sizeof(rel), "%s", self.rel);
+	base = strrchr(rel, '/');
+	if (base)
+		*base = '\0';	/* the parent */
+	base = strrchr(rel, '/');
+	if (!base || strcmp(base + 1, slice)) {
+		snprintf(err, errlen, "--slice %s: this process runs in %s, not in a cgroup of that slice: refused",
+			 slice, self.rel);
+		return base && !base[1] ? -TOSS_EREFUSED : -TOSS_ENOCGROUP;
+	}
+	ret = toss_cgroup_from_path(rel, cg, err, errlen);
+	if (ret)
+		return ret;
+	ret = toss_cgroup_own_mems(cg, &own);
+	for (node = 0; !ret && node < TOSS_MAX_NODES; node++)
+		if (toss_node_isset(&own, node))
+			empty = 0;
+	if (ret || empty) {
+		snprintf(err, errlen, "--slice %s: %s has no memory nodes of its own (no AllowedMemoryNodes=, cpuset.mems %s): its toss would be its parent's nodes: refused",
+			 slice, cg->rel, ret ? "unreadable" : "empty");
+		return -TOSS_EREFUSED;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -180,6 +237,7 @@ int main(int argc, char **argv)
 		{ "unit", required_argument, NULL, 'u' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "self", no_argument, NULL, 'P' },
+		{ "slice", required_argument, NULL, 'L' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -188,6 +246,7 @@ int main(int argc, char **argv)
 	};
 	const char *nodes = NULL, *size = NULL, *free_target = NULL, *scope = NULL;
 	const char *write_req = NULL, *unit = NULL, *pidarg = NULL, *path = NULL;
+	const char *slice = NULL;
 	unsigned long long before[TOSS_MAX_NODES], after[TOSS_MAX_NODES];
 	long long t0, t1, tosses0 = -1, tosses1 = -1, v;
 	long long kv0[NR_KERNEL_KEYS], kv1[NR_KERNEL_KEYS];
@@ -231,6 +290,9 @@ int main(int argc, char **argv)
 		case 'P':
 			self = 1;
 			break;
+		case 'L':
+			slice = optarg;
+			break;
 		case 'j':
 			json = 1;
 			break;
@@ -252,9 +314,9 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		path = argv[optind++];
-	if (optind < argc || !!path + !!unit + !!pidarg + self != 1)
+	if (optind < argc || !!path + !!unit + !!pidarg + self + !!slice != 1)
 		return fail(json, -TOSS_EUSAGE,
-			    "name exactly one cgroup: CGROUP, --unit, --pid or --self");
+			    "name exactly one cgroup: CGROUP, --unit, --pid, --self or --slice");
 	if (write_req && (nodes || size || free_target || scope || slab))
 		return fail(json, -TOSS_EUSAGE,
 			    "--write takes the whole request: no --nodes, --size, --free, --scope or --slab with it");
@@ -277,7 +339,9 @@ int main(int argc, char **argv)
 		return fail(json, -TOSS_EUSAGE, "an option value is empty or holds a space");
 	}
 
-	if (unit) {
+	if (slice) {
+		ret = slice_cgroup(slice, &cg, err, sizeof(err));
+	} else if (unit) {
 		ret = toss_cgroup_from_unit(unit, &cg, err, sizeof(err));
 	} else if (pidarg || self) {
 		long long pid = 0;

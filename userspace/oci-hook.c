@@ -9,7 +9,8 @@
  * author), so it never gives them more than the policy: by default an
  * amount and free= only, and only nodes that are the container's own (its
  * cpuset.mems.effective is not every memory node, and every CPU of the
- * node is in its cpuset.cpus.effective), at most once a minute per node.
+ * node is in its cpuset.cpus.effective), at most once a minute per node
+ * for the same pod or container.
  * It never fails the container over a toss (unless the policy says
  * strict): whatever happens is logged (syslog, with the container id)
  * and it exits 0.  It gives up waiting for the kernel after the policy's
@@ -29,20 +30,28 @@
 #include "oci-state.h"
 #include "toss.h"
 
+/* The policy file; the host test has its own. */
+#ifndef CPUSET_TOSS_POLICY
+#define CPUSET_TOSS_POLICY	NULL
+#endif
+
 static const char *container = "?";
 static int strict;
 
 static void hlog(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void hlog(int prio, const char *fmt, ...)
 {
-	char msg[2048];
+	char msg[2048], esc[2048], id[256];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	syslog(prio, "container %s: %s", container, msg);
-	fprintf(stderr, "cpuset-toss-oci-hook: container %s: %s\n", container, msg);
+	/* no control character reaches syslog or the runtime's log */
+	toss_log_escape(msg, esc, sizeof(esc));
+	toss_log_escape(container, id, sizeof(id));
+	syslog(prio, "container %s: %s", id, esc);
+	fprintf(stderr, "cpuset-toss-oci-hook: container %s: %s\n", id, esc);
 }
 
 static void delegate_log(void *arg, int prio, const char *fmt, ...)
@@ -106,7 +115,7 @@ static void on_alarm(int sig)
 
 int main(void)
 {
-	char err[PATH_MAX + 256] = "", path[PATH_MAX + 16];
+	char err[PATH_MAX + 256] = "", path[PATH_MAX + 16], requester[PATH_MAX + 16];
 	struct toss_policy policy;
 	struct toss_delegate d;
 	struct sigaction sa;
@@ -145,7 +154,7 @@ int main(void)
 	if (!st.has_request)
 		return 0;	/* not asked: nothing to do, nothing logged */
 
-	ret = toss_policy_load(NULL, "oci-hook", &policy, err, sizeof(err));
+	ret = toss_policy_load(CPUSET_TOSS_POLICY, "oci-hook", &policy, err, sizeof(err));
 	strict = policy.strict;
 	if (ret) {
 		hlog(LOG_ERR, "%s: nothing tossed", err);
@@ -167,15 +176,24 @@ int main(void)
 		     st.has_cgroups_path ? st.cgroups_path : "no cgroupsPath, no id in the path");
 		return no_toss();
 	}
+	if (!st.has_cgroups_path || !st.cgroups_path[0])
+		hlog(LOG_INFO, "no cgroupsPath in config.json: %s is the container's by its id, a whole path component",
+		     cg.rel);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART: the write ends */
 	sigaction(SIGALRM, &sa, NULL);
-	alarm(policy.timeout);
 	memset(&d, 0, sizeof(d));
+	/* one deadline: the rate limit's lock, then the kernel's write */
+	if (policy.timeout)
+		d.deadline_ms = toss_now_ms() + policy.timeout * 1000LL;
+	alarm(policy.timeout);
 	d.policy = &policy;
 	d.cg = &cg;
 	d.request = st.request;
+	/* min_interval per pod (or container), not for anyone on the node */
+	oci_requester(&st, cg.rel, requester, sizeof(requester));
+	d.requester = requester;
 	d.log = delegate_log;
 	ret = toss_delegated(&d);
 	alarm(0);

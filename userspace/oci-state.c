@@ -39,14 +39,16 @@ static int get_string(json_t *obj, const char *key, char *buf, size_t len,
 		return bad(err, errlen, "\"%s\" is not a string", key);
 	s = json_string_value(v);
 	l = json_string_length(v);
-	if (l >= len || strlen(s) != l || strchr(s, '\n'))
-		return bad(err, errlen, "\"%s\" is too long or holds a NUL or a newline", key);
+	/* a control character would reach syslog and the runtime's log */
+	if (l >= len || strlen(s) != l || toss_has_control(s, l))
+		return bad(err, errlen, "\"%s\" is too long or holds a NUL or a control character",
+			   key);
 	memcpy(buf, s, l + 1);
 	*has = 1;
 	return 0;
 }
 
-static json_t *load(const char *buf, size_t len, char *err, size_t errlen)
+static json_t *load(const char *buf, size_t len, size_t flags, char *err, size_t errlen)
 {
 	json_error_t jerr;
 	json_t *root;
@@ -55,7 +57,7 @@ static json_t *load(const char *buf, size_t len, char *err, size_t errlen)
 		bad(err, errlen, "more than %d bytes", OCI_STATE_MAX);
 		return NULL;
 	}
-	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | flags, &jerr);
 	if (!root) {
 		bad(err, errlen, "line %d: %s", jerr.line, jerr.text);
 		return NULL;
@@ -71,13 +73,18 @@ static json_t *load(const char *buf, size_t len, char *err, size_t errlen)
 static int get_annotation(json_t *root, struct oci_state *st, char *err, size_t errlen)
 {
 	json_t *ann = json_object_get(root, "annotations");
+	int has, ret;
 
 	if (!ann || json_is_null(ann))
 		return 0;
 	if (!json_is_object(ann))
 		return bad(err, errlen, "\"annotations\" is not an object");
-	return get_string(ann, OCI_ANNOTATION, st->request, sizeof(st->request),
-			  &st->has_request, err, errlen);
+	ret = get_string(ann, OCI_ANNOTATION, st->request, sizeof(st->request),
+			 &st->has_request, err, errlen);
+	if (!ret && !st->pod_uid[0])
+		ret = get_string(ann, OCI_POD_UID, st->pod_uid, sizeof(st->pod_uid), &has,
+				 err, errlen);
+	return ret;
 }
 
 /**
@@ -97,7 +104,7 @@ int oci_state_parse(const char *buf, size_t len, struct oci_state *st,
 	int has, ret;
 
 	memset(st, 0, sizeof(*st));
-	root = load(buf, len, err, errlen);
+	root = load(buf, len, 0, err, errlen);
 	if (!root)
 		return -EINVAL;
 	ret = get_string(root, "id", st->id, sizeof(st->id), &has, err, errlen);
@@ -134,7 +141,12 @@ int oci_config_parse(const char *buf, size_t len, struct oci_state *st,
 	json_t *root, *linux_;
 	int ret = 0;
 
-	root = load(buf, len, err, errlen);
+	/*
+	 * Its integers as reals: a uint64 above 2^63-1 (runc's unlimited
+	 * rlimit) would fail jansson's json_int_t, and the hook reads only
+	 * strings here.
+	 */
+	root = load(buf, len, JSON_DECODE_INT_AS_REAL, err, errlen);
 	if (!root)
 		return -EINVAL;
 	if (!st->has_request)
@@ -149,8 +161,13 @@ int oci_config_parse(const char *buf, size_t len, struct oci_state *st,
 	return ret;
 }
 
-/* Is @comp one of the '/'-separated components of @path? */
-static int has_component(const char *path, const char *comp, int substring)
+/*
+ * Is @comp one of the '/'-separated components of @path?  With @id, the
+ * container id as the runtimes name its cgroup: a component "<id>",
+ * "<id>.scope", or ending in "-<id>" or "-<id>.scope" (libpod-, crio-,
+ * docker-, cri-containerd-), never a part of a longer name.
+ */
+static int has_component(const char *path, const char *comp, int id)
 {
 	size_t l = strlen(comp);
 	const char *p = path;
@@ -159,9 +176,15 @@ static int has_component(const char *path, const char *comp, int substring)
 		return 0;
 	while ((p = strchr(p, '/'))) {
 		const char *c = ++p, *e = strchrnul(c, '/');
+		size_t n = e - c;
 
-		if (substring ? memmem(c, e - c, comp, l) != NULL :
-				((size_t)(e - c) == l && !memcmp(c, comp, l)))
+		if (n == l && !memcmp(c, comp, l))
+			return 1;
+		if (!id)
+			continue;
+		if (n >= 6 && !memcmp(e - 6, ".scope", 6))
+			n -= 6;
+		if (n >= l && !memcmp(c + n - l, comp, l) && (n == l || c[n - l - 1] == '-'))
 			return 1;
 	}
 	return 0;
@@ -220,4 +243,52 @@ int oci_cgroup_matches(const struct oci_state *st, const char *rel)
 		}
 	}
 	return 0;
+}
+
+/* Does a component of @path before its last hold "pod<uid>", the uid's
+ * '-' as they are or as '_'? */
+static int parent_is_pod(const char *path, const char *uid)
+{
+	char want[2][160];
+	const char *last = strrchr(path, '/');
+	size_t l = strlen(uid), i;
+
+	if (!l || l + 4 > sizeof(want[0]) || !last)
+		return 0;
+	snprintf(want[0], sizeof(want[0]), "pod%s", uid);
+	snprintf(want[1], sizeof(want[1]), "pod%s", uid);
+	for (i = 3; want[1][i]; i++)
+		if (want[1][i] == '-')
+			want[1][i] = '_';
+	for (i = 0; i < 2; i++) {
+		const char *p = path;
+
+		while ((p = memmem(p, last - p, want[i], l + 3))) {
+			char c = p[l + 3];
+
+			/* the whole uid: "...pod<uid>.slice" or "/pod<uid>/" */
+			if (c == '.' || c == '/')
+				return 1;
+			p++;
+		}
+	}
+	return 0;
+}
+
+/**
+ * oci_requester() - whose min_interval a container's toss counts against
+ * @st: its state
+ * @rel: its cgroup
+ * @buf: the requester
+ * @len: its size
+ */
+void oci_requester(const struct oci_state *st, const char *rel, char *buf,
+		   size_t len)
+{
+	if (st->pod_uid[0] && parent_is_pod(rel, st->pod_uid))
+		snprintf(buf, len, "pod-%s", st->pod_uid);
+	else if (st->id[0])
+		snprintf(buf, len, "ctr-%s", st->id);
+	else
+		snprintf(buf, len, "cgroup-%s", rel);
 }

@@ -13,6 +13,7 @@
 #include "toss.h"
 
 #define OCI_ANNOTATION	"cpuset.memory_toss_cache"
+#define OCI_POD_UID	"io.kubernetes.pod.uid"	/* CRI-O's, from the kubelet */
 #define OCI_STATE_MAX	(8 << 20)	/* bytes of state or config.json */
 
 struct oci_state {
@@ -23,6 +24,7 @@ struct oci_state {
 	char request[TOSS_REQ_MAX];	/* its value */
 	int has_cgroups_path;		/* config.json: linux.cgroupsPath */
 	char cgroups_path[PATH_MAX];
+	char pod_uid[128];		/* OCI_POD_UID, "" if none */
 };
 
 /*
@@ -47,5 +49,15 @@ int oci_config_parse(const char *buf, size_t len, struct oci_state *st,
  * holds the container id.  Return: 1 or 0.
  */
 int oci_cgroup_matches(const struct oci_state *st, const char *rel);
+
+/*
+ * oci_requester(): whose min_interval a toss counts against: the pod
+ * ("pod-<uid>") when the state names one (OCI_POD_UID) and the cgroup's
+ * parent is that pod's ("pod<uid>" in its name, '-' or '_' in the uid, as
+ * the kubelet names it), so that a crash-looping pod tosses once;
+ * otherwise the container ("ctr-<id>", or its cgroup).
+ */
+void oci_requester(const struct oci_state *st, const char *rel, char *buf,
+		   size_t len);
 
 #endif /* CPUSET_TOSS_OCI_STATE_H */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,6 +80,34 @@ static void test_policy(void)
 			       sizeof(err));
 	CHECK(!ret && p.keys == (TOSS_KEY_FREE | TOSS_KEY_NODES) && p.timeout == 0,
 	      "keys list without spaces: %d %s", ret, err);
+
+	/* review N17: a misspelt section, a key given twice */
+	{
+		static const char *const bad[] = {
+			"[oci_hook]\nnodes = any\n",
+			"[ oci-hook ]\nnodes = any\n",
+			"[Slurm]\nnodes = any\n",
+			"[]\n",
+			"min_interval = 5\nmin_interval = 600\n",
+			"[slurm]\nnodes = own\nnodes = any\n",
+			"[slurm]\nnodes = own\n[oci-hook]\n[slurm]\nnodes = any\n",
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			err[0] = '\0';
+			ret = toss_policy_load(policy_file(bad[i], 0644), "slurm", &p, err,
+					       sizeof(err));
+			CHECK(ret == -TOSS_EPOLICY && p.nodes == TOSS_NODES_NONE && err[0],
+			      "policy '%s' accepted: %d", bad[i], ret);
+			printf("  refused: %s\n", err);
+		}
+		/* a key before the sections and again in one: the override */
+		ret = toss_policy_load(policy_file("nodes = own\n[slurm]\nnodes = any\n"
+						   "[oci-hook]\nnodes = pinned\n", 0644),
+				       "slurm", &p, err, sizeof(err));
+		CHECK(!ret && p.nodes == TOSS_NODES_ANY, "an override: %d %s", ret, err);
+	}
 }
 
 static void test_lists(void)
@@ -101,6 +130,25 @@ static void test_lists(void)
 	      toss_cpulist_weight("0-3,1024,8191"));
 	CHECK(toss_cpulist_weight("5-") < 0, "an open range");
 	CHECK(toss_online_cpus() >= 1, "online CPUs");
+
+	/* review N9: a huge id is refused before anything is allocated */
+	{
+		struct rusage r0, r1;
+
+		getrusage(RUSAGE_SELF, &r0);
+		CHECK(toss_parse_list("2147483647", &n) == -EINVAL, "node 2147483647");
+		CHECK(toss_parse_list("0-2147483647", &n) == -EINVAL, "nodes 0-2147483647");
+		CHECK(toss_cpulist_weight("2147483647") < 0, "CPU 2147483647: %d",
+		      toss_cpulist_weight("2147483647"));
+		CHECK(toss_cpulist_weight("0-2147483647") < 0, "CPUs 0-2147483647");
+		CHECK(toss_cpulist_weight("65535") == 1, "CPU 65535");
+		CHECK(toss_cpulist_weight("65536") < 0, "CPU 65536");
+		getrusage(RUSAGE_SELF, &r1);
+		printf("  maxrss %ld MiB before, %ld MiB after the huge lists\n",
+		       r0.ru_maxrss / 1024, r1.ru_maxrss / 1024);
+		CHECK(r1.ru_maxrss - r0.ru_maxrss < 32 * 1024, "the huge lists took %ld MiB",
+		      (r1.ru_maxrss - r0.ru_maxrss) / 1024);
+	}
 }
 
 static void test_state(void)
@@ -132,6 +180,38 @@ static void test_state(void)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		CHECK(oci_state_parse(bad[i], strlen(bad[i]), &st, err, sizeof(err)) == -EINVAL,
 		      "state '%s' accepted", bad[i]);
+
+	/* review N14: config.json with runc's unlimited rlimit is read */
+	{
+		const char *cfg = "{\"process\":{\"rlimits\":[{\"type\":\"RLIMIT_MEMLOCK\","
+			"\"hard\":18446744073709551615,\"soft\":18446744073709551615}]},"
+			"\"linux\":{\"cgroupsPath\":\"/toss/c1\"}}";
+
+		memset(&st, 0, sizeof(st));
+		CHECK(!oci_config_parse(cfg, strlen(cfg), &st, err, sizeof(err)) &&
+		      st.has_cgroups_path && !strcmp(st.cgroups_path, "/toss/c1"),
+		      "config.json with a uint64: %s", err);
+	}
+
+	/* review N7: control characters never get in (ESC, BEL, DEL, C1) */
+	{
+		static const char *const ctl[] = {
+			"{\"id\":\"c1\",\"annotations\":{\"cpuset.memory_toss_cache\":\"\\u001b[2J\\u001b]0;owned\\u0007 1\"}}",
+			"{\"id\":\"\\u001b[31mRED\",\"annotations\":{\"cpuset.memory_toss_cache\":\"1\"}}",
+			"{\"id\":\"c1\",\"annotations\":{\"cpuset.memory_toss_cache\":\"1\\u007f\"}}",
+			"{\"id\":\"c1\",\"annotations\":{\"cpuset.memory_toss_cache\":\"1 \\u009b2J\"}}",
+			"{\"id\":\"c1\",\"bundle\":\"/b\\r\"}",
+		};
+		char buf[64];
+
+		for (i = 0; i < sizeof(ctl) / sizeof(ctl[0]); i++)
+			CHECK(oci_state_parse(ctl[i], strlen(ctl[i]), &st, err, sizeof(err)) == -EINVAL,
+			      "state with a control character accepted: %s", ctl[i]);
+		toss_log_escape("a\033[2J\a\x7f\xc2\x9b\xc3\xa9z", buf, sizeof(buf));
+		CHECK(!strcmp(buf, "a\\x1b[2J\\x07\\x7f\\x9b\xc3\xa9z"), "escaped: %s", buf);
+		toss_log_escape("\033\033\033", buf, 6);
+		CHECK(!strcmp(buf, "\\x1b"), "escaped, cut: %s", buf);
+	}
 }
 
 static void test_cgroup_match(void)
@@ -143,6 +223,16 @@ static void test_cgroup_match(void)
 	CHECK(oci_cgroup_matches(&st, "/machine.slice/libpod-abc123.scope"), "id, no path");
 	CHECK(!oci_cgroup_matches(&st, "/user.slice/user-0.slice/session-1.scope"),
 	      "id, caller's cgroup");
+	/* review N11: the id is a whole component, or its end after '-' */
+	CHECK(oci_cgroup_matches(&st, "/docker/abc123"), "id, cgroupfs");
+	CHECK(oci_cgroup_matches(&st, "/kubepods/besteffort/pod1/abc123/sub"), "id, below");
+	CHECK(oci_cgroup_matches(&st, "/system.slice/docker-abc123.scope"), "id, docker scope");
+	CHECK(!oci_cgroup_matches(&st, "/machine.slice/libpod-abc1234.scope"), "id, a prefix of it");
+	CHECK(!oci_cgroup_matches(&st, "/machine.slice/libpod-xabc123.scope"), "id, a suffix of it");
+	CHECK(!oci_cgroup_matches(&st, "/abc123x/y"), "id, a component's prefix");
+	strcpy(st.id, "1");
+	CHECK(!oci_cgroup_matches(&st, "/user.slice/user-1000.slice"), "id 1, user-1000.slice");
+	CHECK(oci_cgroup_matches(&st, "/libpod_parent/libpod-1"), "id 1, podman's cgroupfs");
 	st.has_cgroups_path = 1;
 	strcpy(st.cgroups_path, "machine.slice:libpod:abc123");
 	CHECK(oci_cgroup_matches(&st, "/machine.slice/libpod-abc123.scope/container"),

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -399,11 +400,13 @@ void toss_node_set(struct toss_nodes *n, int node)
 }
 
 /*
- * A CPU or node list ("0-2,5", empty for none) as a hwloc bitmap, of any
- * size.  hwloc's parser takes "3-" as "3 and above": refused, as is
- * anything but digits, '-' and ','.  Return: 0 or -EINVAL.
+ * A CPU or node list ("0-2,5", empty for none) as a hwloc bitmap, its ids
+ * at most @max, checked before hwloc allocates anything (a bitmap up to
+ * "2147483647" would take 256 MiB).  hwloc's parser takes "3-" as "3 and
+ * above": refused, as is anything but digits, '-' and ','.  Return: 0 or
+ * -EINVAL.
  */
-static int list_to_bitmap(const char *list, hwloc_bitmap_t map)
+static int list_to_bitmap(const char *list, hwloc_bitmap_t map, unsigned long max)
 {
 	size_t n = strspn(list, "0123456789-,");
 	const char *p;
@@ -432,7 +435,7 @@ static int list_to_bitmap(const char *list, hwloc_bitmap_t map)
 				return -EINVAL;
 			b = strtoul(end + 1, &end, 10);
 		}
-		if (b < a || b > INT_MAX || (end < list + n && (*end != ',' || end + 1 == list + n)))
+		if (b < a || b > max || (end < list + n && (*end != ',' || end + 1 == list + n)))
 			return -EINVAL;
 		p = end;
 	}
@@ -460,9 +463,7 @@ int toss_parse_list(const char *list, struct toss_nodes *n)
 	memset(n, 0, sizeof(*n));
 	if (!map)
 		return -ENOMEM;
-	ret = list_to_bitmap(list, map);
-	if (!ret && hwloc_bitmap_last(map) >= TOSS_MAX_NODES)
-		ret = -EINVAL;
+	ret = list_to_bitmap(list, map, TOSS_MAX_NODES - 1);
 	if (!ret) {
 		hwloc_bitmap_foreach_begin(i, map)
 			toss_node_set(n, i);
@@ -540,6 +541,21 @@ int toss_cgroup_mems(const struct toss_cgroup *cg, struct toss_nodes *n)
 }
 
 /**
+ * toss_cgroup_own_mems() - a cgroup's cpuset.mems, its own nodes
+ * @cg: the cgroup
+ * @n: the set; empty when it has none (cgroup v2: the parent's apply)
+ *
+ * Return: 0 or a negative error.
+ */
+int toss_cgroup_own_mems(const struct toss_cgroup *cg, struct toss_nodes *n)
+{
+	char path[PATH_MAX + 64];
+
+	cg_file(cg, "mems", path, sizeof(path));
+	return read_list(path, n);
+}
+
+/**
  * toss_cgroup_cpus() - a cgroup's cpuset.cpus.effective
  * @cg: the cgroup
  * @buf: the CPU list
@@ -563,7 +579,7 @@ static int read_cpu_file(const char *path, hwloc_bitmap_t map)
 	char buf[65536];
 	int ret = read_small(path, buf, sizeof(buf));
 
-	return ret ? ret : list_to_bitmap(buf, map);
+	return ret ? ret : list_to_bitmap(buf, map, TOSS_MAX_CPUS - 1);
 }
 
 /*
@@ -578,7 +594,7 @@ static int cpus_to_nodes(const char *cpulist, struct toss_nodes *n, int all)
 	int node, ret;
 
 	memset(n, 0, sizeof(*n));
-	ret = cpus && ncpus ? list_to_bitmap(cpulist, cpus) : -ENOMEM;
+	ret = cpus && ncpus ? list_to_bitmap(cpulist, cpus, TOSS_MAX_CPUS - 1) : -ENOMEM;
 	if (!ret)
 		ret = read_list(NODE_SYS "/online", &online);
 	for (node = 0; !ret && node < TOSS_MAX_NODES; node++) {
@@ -601,7 +617,7 @@ static int cpus_to_nodes(const char *cpulist, struct toss_nodes *n, int all)
 
 /**
  * toss_cpus_to_nodes() - the nodes of the CPUs in a list
- * @cpulist: CPU list, e.g. "1,3-4", CPU ids of any size
+ * @cpulist: CPU list, e.g. "1,3-4", CPU ids below TOSS_MAX_CPUS
  * @n: the nodes that have at least one of them
  *
  * Return: 0 or a negative error.
@@ -613,7 +629,7 @@ int toss_cpus_to_nodes(const char *cpulist, struct toss_nodes *n)
 
 /**
  * toss_nodes_within_cpus() - the nodes all of whose CPUs are in a list
- * @cpulist: CPU list, e.g. "1,3-4", CPU ids of any size
+ * @cpulist: CPU list, e.g. "1,3-4", CPU ids below TOSS_MAX_CPUS
  * @n: the nodes with CPUs, every one of them in @cpulist
  *
  * Return: 0 or a negative error.
@@ -632,7 +648,7 @@ int toss_nodes_within_cpus(const char *cpulist, struct toss_nodes *n)
 int toss_cpulist_weight(const char *cpulist)
 {
 	hwloc_bitmap_t map = hwloc_bitmap_alloc();
-	int ret = map ? list_to_bitmap(cpulist, map) : -ENOMEM;
+	int ret = map ? list_to_bitmap(cpulist, map, TOSS_MAX_CPUS - 1) : -ENOMEM;
 
 	if (!ret)
 		ret = hwloc_bitmap_weight(map);
@@ -876,6 +892,12 @@ static char *trim(char *s)
 	return s;
 }
 
+/* The sections a policy file may have, and its keys (policy_set()). */
+static const char *const sections[] = { "", "oci-hook", "slurm" };
+static const char *const policy_keys[] = {
+	"keys", "nodes", "min_interval", "timeout", "strict", "request"
+};
+
 static int policy_set(struct toss_policy *p, const char *key, char *val)
 {
 	static const char *const nodes[] = { "none", "own", "pinned", "any" };
@@ -923,7 +945,10 @@ static int policy_set(struct toss_policy *p, const char *key, char *val)
 int toss_policy_load(const char *path, const char *section,
 		     struct toss_policy *p, char *err, size_t errlen)
 {
-	char line[TOSS_REQ_MAX + 64], cur[64] = "";
+	char line[TOSS_REQ_MAX + 64];
+	/* which keys each section has set: a second one is an error */
+	unsigned int seen[sizeof(sections) / sizeof(sections[0])] = { 0 };
+	size_t cur = 0, i;
 	int lineno = 0, fd, ret = 0;
 	struct stat st;
 	FILE *f;
@@ -971,13 +996,20 @@ int toss_policy_load(const char *path, const char *section,
 		if (*l == '[') {
 			size_t n = strlen(l);
 
-			if (n < 3 || l[n - 1] != ']' || n - 2 >= sizeof(cur)) {
-				seterr(err, errlen, "%s:%d: bad section header", path, lineno);
+			/* only ours, exactly: a misspelt one would apply to nothing */
+			for (i = 1; i < sizeof(sections) / sizeof(sections[0]); i++)
+				if (n == strlen(sections[i]) + 2 && l[n - 1] == ']' &&
+				    !strncmp(l + 1, sections[i], n - 2))
+					break;
+			if (i == sizeof(sections) / sizeof(sections[0])) {
+				char esc[128];
+
+				seterr(err, errlen, "%s:%d: unknown section %s (only [oci-hook] and [slurm])",
+				       path, lineno, toss_log_escape(l, esc, sizeof(esc)));
 				ret = -TOSS_EPOLICY;
 				break;
 			}
-			memcpy(cur, l + 1, n - 2);
-			cur[n - 2] = '\0';
+			cur = i;
 			continue;
 		}
 		eq = strchr(l, '=');
@@ -992,9 +1024,23 @@ int toss_policy_load(const char *path, const char *section,
 			struct toss_policy scratch;
 			int r;
 
+			/* a key twice in a section: which one was meant? */
+			for (i = 0; i < sizeof(policy_keys) / sizeof(policy_keys[0]); i++)
+				if (!strcmp(key, policy_keys[i]))
+					break;
+			if (i < sizeof(policy_keys) / sizeof(policy_keys[0]) &&
+			    (seen[cur] & (1U << i))) {
+				seterr(err, errlen, "%s:%d: \"%s\" a second time in %s%s%s", path,
+				       lineno, key, cur ? "[" : "the keys before any section",
+				       sections[cur], cur ? "]" : "");
+				ret = -TOSS_EPOLICY;
+				break;
+			}
+			if (i < sizeof(policy_keys) / sizeof(policy_keys[0]))
+				seen[cur] |= 1U << i;
 			/* every line is checked; only ours are applied */
 			policy_defaults(&scratch);
-			r = policy_set(cur[0] && (!section || strcmp(cur, section)) ?
+			r = policy_set(cur && (!section || strcmp(sections[cur], section)) ?
 				       &scratch : p, key, val);
 			if (r) {
 				seterr(err, errlen, "%s:%d: %s \"%s\"", path, lineno,
@@ -1030,7 +1076,7 @@ static void dlog(struct toss_delegate *d, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void dlog(struct toss_delegate *d, int prio, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[1024], esc[1024];
 	va_list ap;
 
 	if (!d->log)
@@ -1038,63 +1084,8 @@ static void dlog(struct toss_delegate *d, int prio, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	d->log(d->log_arg, prio, "%s", msg);
-}
-
-/*
- * Take the interval of each node: a node tossed for someone less than
- * min_interval seconds ago (CLOCK_BOOTTIME, in TOSS_STATE_DIR/node<N>,
- * which is tmpfs) is left out.  The time is taken when the toss starts:
- * a second requester at once does not toss the node again.
- */
-static void claim_interval(struct toss_delegate *d, struct toss_nodes *n)
-{
-	unsigned int iv = d->policy->min_interval;
-	struct timespec now;
-	char path[64], buf[32];
-	int node;
-
-	if (!iv)
-		return;
-	clock_gettime(CLOCK_BOOTTIME, &now);
-	if (mkdir(TOSS_STATE_DIR, 0755) && errno != EEXIST) {
-		dlog(d, LOG_WARNING, "%s: %s: the interval is not kept", TOSS_STATE_DIR,
-		     strerror(errno));
-		return;
-	}
-	for (node = 0; node < TOSS_MAX_NODES; node++) {
-		long long last = -1;
-		ssize_t r;
-		int fd;
-
-		if (!toss_node_isset(n, node))
-			continue;
-		snprintf(path, sizeof(path), TOSS_STATE_DIR "/node%d", node);
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd < 0 || flock(fd, LOCK_EX)) {
-			dlog(d, LOG_WARNING, "%s: %s: the interval is not kept", path,
-			     strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			continue;
-		}
-		r = pread(fd, buf, sizeof(buf) - 1, 0);
-		if (r > 0) {
-			buf[r] = '\0';
-			last = strtoll(buf, NULL, 10);
-		}
-		if (last >= 0 && now.tv_sec - last < (long long)iv) {
-			n->bits[node / (8 * sizeof(unsigned long))] &=
-				~(1UL << (node % (8 * sizeof(unsigned long))));
-			dlog(d, LOG_NOTICE, "node %d: left alone: tossed %llds ago, min_interval is %us",
-			     node, (long long)now.tv_sec - last, iv);
-		} else {
-			r = snprintf(buf, sizeof(buf), "%lld\n", (long long)now.tv_sec);
-			if (ftruncate(fd, 0) || pwrite(fd, buf, r, 0) != r)
-				dlog(d, LOG_WARNING, "%s: %s", path, strerror(errno));
-		}
-		close(fd);
-	}
+	/* a request, a cgroup name: whatever the requester chose */
+	d->log(d->log_arg, prio, "%s", toss_log_escape(msg, esc, sizeof(esc)));
 }
 
 static int nodes_empty(const struct toss_nodes *n)
@@ -1105,6 +1096,434 @@ static int nodes_empty(const struct toss_nodes *n)
 		if (n->bits[i])
 			return 0;
 	return 1;
+}
+
+/* --- root's state: stamps and locks in TOSS_STATE_DIR ---------------- */
+
+/**
+ * toss_now_ms() - CLOCK_MONOTONIC in ms, the clock of every deadline
+ *
+ * Return: the time.
+ */
+long long toss_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+/**
+ * toss_state_dir() - open TOSS_STATE_DIR, root's alone
+ * @err: a message on failure
+ * @errlen: its size
+ *
+ * Creates it 0700 if it is absent (systemd-tmpfiles creates it so at
+ * boot).  Whatever is there must be a directory owned by root with no
+ * permission for group or others: no one else can open a stamp or a
+ * lock in it, so no one else can hold one.
+ *
+ * Return: an fd (O_CLOEXEC) or a negative error.
+ */
+int toss_state_dir(char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (mkdir(TOSS_STATE_DIR, 0700) && errno != EEXIST) {
+		ret = -errno;
+		seterr(err, errlen, "%s: %s", TOSS_STATE_DIR, strerror(errno));
+		return ret;
+	}
+	fd = open(TOSS_STATE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		seterr(err, errlen, "%s: %s", TOSS_STATE_DIR, strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st) || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IRWXG | S_IRWXO))) {
+		seterr(err, errlen, "%s: not a directory owned by root with mode 0700 (it is %o, owner %u)",
+		       TOSS_STATE_DIR, (unsigned int)(st.st_mode & 07777),
+		       (unsigned int)st.st_uid);
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/**
+ * toss_lock_until() - flock(LOCK_EX), waiting until a deadline at most
+ * @fd: the file
+ * @deadline_ms: toss_now_ms() at which to give up
+ *
+ * Return: 0, -ETIMEDOUT, or -errno of flock().
+ */
+int toss_lock_until(int fd, long long deadline_ms)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (toss_now_ms() >= deadline_ms)
+			return -ETIMEDOUT;
+		nanosleep(&tick, NULL);	/* EINTR: the deadline is checked */
+	}
+	return 0;
+}
+
+/* A file of the state directory: opened without following a link, and
+ * root's regular file, or an error. */
+static int state_open(int dirfd, const char *name, int flags, char *err,
+		      size_t errlen)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0) {
+		ret = -errno;
+		seterr(err, errlen, "%s/%s: %s", TOSS_STATE_DIR, name, strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IRWXG | S_IRWXO))) {
+		seterr(err, errlen, "%s/%s: not a regular file of root's with mode 0600",
+		       TOSS_STATE_DIR, name);
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/**
+ * toss_state_lock() - a lock file of the state directory, locked
+ * @dirfd: toss_state_dir()
+ * @name: the file
+ * @deadline_ms: toss_now_ms() at which to give up
+ * @err: a message on failure
+ * @errlen: its size
+ *
+ * The holder unlinks the file before it unlocks (toss_state_unlock()): a
+ * lock got on a file that is no longer the one of that name is dropped
+ * and the new one is taken.
+ *
+ * Return: the fd, or a negative error (-ETIMEDOUT).
+ */
+int toss_state_lock(int dirfd, const char *name, long long deadline_ms,
+		    char *err, size_t errlen)
+{
+	struct stat a, b;
+	int fd, ret;
+
+	for (;;) {
+		fd = state_open(dirfd, name, O_RDWR | O_CREAT, err, errlen);
+		if (fd < 0)
+			return fd;
+		ret = toss_lock_until(fd, deadline_ms);
+		if (ret) {
+			seterr(err, errlen, "%s/%s: %s", TOSS_STATE_DIR, name,
+			       ret == -ETIMEDOUT ? "held by another toss until the deadline" :
+			       strerror(-ret));
+			close(fd);
+			return ret;
+		}
+		if (!fstat(fd, &a) && !fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			return fd;
+		close(fd);	/* unlinked by its last holder: again */
+	}
+}
+
+/**
+ * toss_state_unlock() - unlink and unlock a toss_state_lock() file
+ * @dirfd: toss_state_dir()
+ * @name: the file
+ * @fd: toss_state_lock()'s fd
+ */
+void toss_state_unlock(int dirfd, const char *name, int fd)
+{
+	if (fd < 0)
+		return;
+	unlinkat(dirfd, name, 0);
+	close(fd);
+}
+
+/**
+ * toss_log_escape() - a string with its control characters as \xHH
+ * @s: the string
+ * @buf: the result, truncated to fit
+ * @len: its size
+ *
+ * Return: @buf.
+ */
+char *toss_log_escape(const char *s, char *buf, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t o = 0;
+
+	if (!len)
+		return buf;
+	for (; *u && o + 1 < len; u++) {
+		int c1 = *u == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f;
+
+		if (*u < 0x20 || *u == 0x7f || c1) {
+			if (o + 5 >= len)
+				break;
+			o += snprintf(buf + o, len - o, "\\x%02x", c1 ? u[1] : *u);
+			u += c1;
+			continue;
+		}
+		buf[o++] = *u;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/*
+ * A node's stamp for a requester: "node<N>" (anyone) or
+ * "node<N>.<requester>", the requester's bytes other than [A-Za-z0-9_-]
+ * as %XX.  Return: 0 or -ENAMETOOLONG.
+ */
+static int stamp_name(char *buf, size_t len, int node, const char *requester)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = snprintf(buf, len, "node%d", node);
+	const unsigned char *r = (const unsigned char *)requester;
+
+	if (!r)
+		return 0;
+	if (o + 1 >= len)
+		return -ENAMETOOLONG;
+	buf[o++] = '.';
+	for (; *r; r++) {
+		if (o + 4 >= len)
+			return -ENAMETOOLONG;
+		if (isalnum(*r) || *r == '_' || *r == '-') {
+			buf[o++] = *r;
+		} else {
+			buf[o++] = '%';
+			buf[o++] = hex[*r >> 4];
+			buf[o++] = hex[*r & 15];
+		}
+	}
+	buf[o] = '\0';
+	return 0;
+}
+
+/* A stamp: "<CLOCK_BOOTTIME s> <its min_interval>"; -1 if none. */
+static long long stamp_read(int fd, unsigned int *iv)
+{
+	char buf[64], *end;
+	long long t;
+	ssize_t r;
+
+	r = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (r <= 0)
+		return -1;
+	buf[r] = '\0';
+	errno = 0;
+	t = strtoll(buf, &end, 10);
+	if (errno || end == buf || t < 0)
+		return -1;
+	*iv = strtoul(end, NULL, 10);
+	return t;
+}
+
+static int stamp_write(int fd, long long t, unsigned int iv)
+{
+	char buf[64];
+	int n = snprintf(buf, sizeof(buf), "%lld %u\n", t, iv);
+
+	errno = 0;
+	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n) {
+		if (!errno)
+			errno = EIO;
+		return -errno;
+	}
+	return 0;
+}
+
+static long long boottime_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return t.tv_sec;
+}
+
+/*
+ * Stamps whose own interval is over are removed, so that one stamp per
+ * node and requester does not pile up in /run.  Called locked.
+ */
+static void stamps_sweep(int dirfd, long long now)
+{
+	struct dirent *de;
+	int fd, n = 0;
+	DIR *dir;
+
+	fd = dup(dirfd);
+	if (fd < 0)
+		return;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(dir)) && n++ < 65536) {
+		unsigned int iv = 0;
+		long long t;
+		int sfd;
+
+		if (strncmp(de->d_name, "node", 4))
+			continue;
+		sfd = state_open(dirfd, de->d_name, O_RDONLY, NULL, 0);
+		if (sfd < 0)
+			continue;
+		t = stamp_read(sfd, &iv);
+		close(sfd);
+		if (t >= 0 && now - t >= (long long)iv)
+			unlinkat(dirfd, de->d_name, 0);
+	}
+	closedir(dir);
+}
+
+/* What claim_interval() changed, for unclaim(). */
+struct claim {
+	long long now;
+	unsigned int iv;
+	struct toss_nodes nodes;	/* stamped now */
+	long long prev[TOSS_MAX_NODES];	/* their stamps before, -1: none */
+	unsigned int prev_iv[TOSS_MAX_NODES];
+};
+
+static long long delegate_deadline(const struct toss_delegate *d)
+{
+	unsigned int s = d->policy->timeout ? d->policy->timeout : TOSS_LOCK_WAIT_MAX;
+
+	return d->deadline_ms ? d->deadline_ms : toss_now_ms() + s * 1000LL;
+}
+
+/*
+ * Take the interval of each node: a node tossed for this requester less
+ * than min_interval seconds ago (CLOCK_BOOTTIME, in a stamp of
+ * TOSS_STATE_DIR, tmpfs) is left out.  One lock, flock() on the
+ * directory, held for the whole decision, waited for until the deadline.
+ * The time is taken when the toss starts: a second request at once does
+ * not toss the node again.  Whatever goes wrong leaves nodes alone: the
+ * directory or the lock, every node; a stamp, its node.
+ */
+static void claim_interval(struct toss_delegate *d, struct toss_nodes *n,
+			   struct claim *c)
+{
+	char err[PATH_MAX + 128] = "", name[256];
+	int dirfd, node, ret;
+
+	memset(c, 0, sizeof(*c));
+	c->iv = d->policy->min_interval;
+	if (!c->iv || nodes_empty(n))
+		return;
+	c->now = boottime_s();
+	dirfd = toss_state_dir(err, sizeof(err));
+	if (dirfd < 0) {
+		dlog(d, LOG_WARNING, "every node left alone: the rate-limit state: %s", err);
+		memset(n, 0, sizeof(*n));
+		return;
+	}
+	ret = toss_lock_until(dirfd, delegate_deadline(d));
+	if (ret) {
+		dlog(d, LOG_WARNING, "every node left alone: the lock of %s: %s",
+		     TOSS_STATE_DIR, ret == -ETIMEDOUT ?
+		     "not had by the deadline (another toss holds it)" : strerror(-ret));
+		memset(n, 0, sizeof(*n));
+		close(dirfd);
+		return;
+	}
+	stamps_sweep(dirfd, c->now);
+	for (node = 0; node < TOSS_MAX_NODES; node++) {
+		unsigned int iv = 0;
+		long long last;
+		int fd;
+
+		if (!toss_node_isset(n, node))
+			continue;
+		n->bits[node / BITS_PER_LONG] &= ~(1UL << (node % BITS_PER_LONG));
+		if (stamp_name(name, sizeof(name), node, d->requester)) {
+			dlog(d, LOG_WARNING, "node %d: left alone: the requester's name is too long for a stamp",
+			     node);
+			continue;
+		}
+		fd = state_open(dirfd, name, O_RDWR | O_CREAT, err, sizeof(err));
+		if (fd < 0) {
+			dlog(d, LOG_WARNING, "node %d: left alone: the rate-limit state: %s",
+			     node, err);
+			continue;
+		}
+		last = stamp_read(fd, &iv);
+		if (last >= 0 && c->now - last < (long long)c->iv) {
+			dlog(d, LOG_NOTICE, "node %d: left alone: tossed %llds ago%s, min_interval is %us",
+			     node, c->now - last, d->requester ? " for the same requester" : "",
+			     c->iv);
+		} else if (stamp_write(fd, c->now, c->iv)) {
+			dlog(d, LOG_WARNING, "node %d: left alone: %s/%s: %s", node,
+			     TOSS_STATE_DIR, name, strerror(errno));
+		} else {
+			c->prev[node] = last;
+			c->prev_iv[node] = iv;
+			toss_node_set(&c->nodes, node);
+			toss_node_set(n, node);
+		}
+		close(fd);
+	}
+	close(dirfd);	/* and the lock with it */
+}
+
+/*
+ * The toss failed: the stamps it took are put back as they were, unless
+ * another toss stamped them since.  Without the lock (a second deadline
+ * of a second at most) they stay: the node is then left alone for
+ * min_interval, which is the safe way to fail.
+ */
+static void unclaim(struct toss_delegate *d, const struct claim *c)
+{
+	char err[PATH_MAX + 128] = "", name[256];
+	long long t, deadline = delegate_deadline(d);
+	int dirfd, node;
+
+	if (!c->iv || nodes_empty(&c->nodes))
+		return;
+	dirfd = toss_state_dir(err, sizeof(err));
+	if (dirfd < 0)
+		return;
+	if (deadline < toss_now_ms() + 1000)
+		deadline = toss_now_ms() + 1000;
+	if (toss_lock_until(dirfd, deadline)) {
+		dlog(d, LOG_WARNING, "the stamps of the failed toss are kept: no lock on %s",
+		     TOSS_STATE_DIR);
+		close(dirfd);
+		return;
+	}
+	for (node = 0; node < TOSS_MAX_NODES; node++) {
+		unsigned int iv = 0;
+		int fd;
+
+		if (!toss_node_isset(&c->nodes, node) ||
+		    stamp_name(name, sizeof(name), node, d->requester))
+			continue;
+		fd = state_open(dirfd, name, O_RDWR, NULL, 0);
+		if (fd < 0)
+			continue;
+		t = stamp_read(fd, &iv);
+		if (t == c->now && iv == c->iv) {
+			if (c->prev[node] < 0)
+				unlinkat(dirfd, name, 0);
+			else
+				stamp_write(fd, c->prev[node], c->prev_iv[node]);
+		}
+		close(fd);
+	}
+	close(dirfd);
 }
 
 /**
@@ -1122,6 +1541,7 @@ int toss_delegated(struct toss_delegate *d)
 	char amount[32] = "", opt[TOSS_REQ_MAX] = "";
 	struct toss_nodes mems, all, own, touched, want;
 	const char *cpus = d->cpus;
+	struct claim claim;
 	char *w, *save = NULL;
 	int node, ret, has_nodes = 0;
 	size_t off = 0;
@@ -1245,7 +1665,9 @@ int toss_delegated(struct toss_delegate *d)
 		}
 		toss_node_set(&d->tossed, node);
 	}
-	claim_interval(d, &d->tossed);
+	if (!d->deadline_ms)
+		d->deadline_ms = delegate_deadline(d);
+	claim_interval(d, &d->tossed, &claim);
 	if (nodes_empty(&d->tossed)) {
 		dlog(d, LOG_NOTICE, "%s: \"%s\": no node of its own left to toss", d->cg->rel,
 		     d->request);
@@ -1257,7 +1679,18 @@ int toss_delegated(struct toss_delegate *d)
 		d->written[0] = '\0';
 		return -E2BIG;
 	}
+	if (toss_now_ms() >= d->deadline_ms) {
+		dlog(d, LOG_WARNING, "%s: \"%s\": not written: the deadline passed while waiting",
+		     d->cg->rel, d->written);
+		unclaim(d, &claim);
+		d->written[0] = '\0';
+		memset(&d->tossed, 0, sizeof(d->tossed));
+		return 1;
+	}
 	ret = toss_write(d->cg, d->written);
+	/* nothing dropped: the next request of this requester may toss */
+	if (ret && ret != -EAGAIN && ret != -EINTR)
+		unclaim(d, &claim);
 	if (ret && ret != -EAGAIN)
 		d->written[0] = '\0';
 	return ret;

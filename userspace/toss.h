@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #define TOSS_MAX_NODES		1024
+#define TOSS_MAX_CPUS		65536	/* CPU ids below; Linux's NR_CPUS is 8192 at most */
 #define TOSS_REQ_MAX		1024	/* the kernel's limit on a request */
 
 /* Errors of our own, beyond the errnos the kernel's write returns. */
@@ -91,7 +92,8 @@ int toss_build_request(char *buf, size_t len, const char *size,
  */
 int toss_cgroup_is_shared(const struct toss_cgroup *cg);
 
-/* Node lists "0-2,5" <-> bitmaps (hwloc's list parser, nodes < 1024). */
+/* Node lists "0-2,5" <-> bitmaps (hwloc's list parser, nodes < 1024,
+ * checked before anything is allocated). */
 int toss_parse_list(const char *list, struct toss_nodes *n);
 void toss_format_list(const struct toss_nodes *n, char *buf, size_t len);
 int toss_node_isset(const struct toss_nodes *n, int node);
@@ -101,10 +103,13 @@ void toss_node_set(struct toss_nodes *n, int node);
  * online), a cgroup's cpuset.mems.effective and cpuset.cpus.effective
  * (a CPU list of any size, in buf), and the nodes with a CPU in a CPU
  * list ("1,3-4") or with all of their CPUs in it (CPU-less nodes never),
- * from /sys/devices/system/node.  CPU ids of any size.
+ * from /sys/devices/system/node.  CPU ids below TOSS_MAX_CPUS.
  */
 int toss_memory_nodes(struct toss_nodes *n);
 int toss_cgroup_mems(const struct toss_cgroup *cg, struct toss_nodes *n);
+/* Its own cpuset.mems (empty on cgroup v2: it has none, it takes its
+ * parent's); -errno. */
+int toss_cgroup_own_mems(const struct toss_cgroup *cg, struct toss_nodes *n);
 int toss_cgroup_cpus(const struct toss_cgroup *cg, char *buf, size_t len);
 int toss_cpus_to_nodes(const char *cpulist, struct toss_nodes *n);
 int toss_nodes_within_cpus(const char *cpulist, struct toss_nodes *n);
@@ -127,6 +132,8 @@ int toss_stat_value(const struct toss_cgroup *cg, const char *key,
  */
 #define TOSS_POLICY_FILE	"/etc/cpuset-toss/cpuset-toss.conf"
 #define TOSS_STATE_DIR		"/run/cpuset-toss"
+/* How long a lock is waited for when the policy's timeout is 0. */
+#define TOSS_LOCK_WAIT_MAX	20
 
 /* The keys a requester may give besides the amount. */
 #define TOSS_KEY_FREE		0x1
@@ -172,6 +179,12 @@ struct toss_delegate {
 					 * its own (own: all of a node's CPUs,
 					 * pinned: any), its mems are not
 					 * narrowed: Slurm's job cgroups */
+	const char *requester;		/* whose min_interval: the pod or
+					 * container, the job's user; NULL:
+					 * anyone's (per node only) */
+	long long deadline_ms;		/* toss_now_ms() after which it gives
+					 * up waiting; 0: the policy's
+					 * timeout from the call */
 	toss_log_fn log;		/* every decision is logged */
 	void *log_arg;
 	char written[TOSS_REQ_MAX];	/* out: what was written, or "" */
@@ -187,6 +200,45 @@ struct toss_delegate {
  * node left; logged why), or a negative error of the write or lookup.
  */
 int toss_delegated(struct toss_delegate *d);
+
+/*
+ * The state of the delegated path (TOSS_STATE_DIR: min_interval's stamps,
+ * the Slurm plugin's job locks) is root's alone.
+ *
+ * toss_state_dir(): the directory, created 0700 if absent, opened
+ * O_NOFOLLOW and checked (a directory owned by root, no permission for
+ * group or others): an fd, or a negative error with a message.
+ * toss_lock_until(): flock(LOCK_EX) on @fd, retried until @deadline_ms
+ * (toss_now_ms(), CLOCK_MONOTONIC): 0, -ETIMEDOUT or -errno.
+ * toss_state_lock(): the same on the file @name in the directory, created
+ * 0600 (openat, O_NOFOLLOW; a regular file owned by root, linked there,
+ * or an error): the fd, locked.  toss_state_unlock(): unlinks and closes
+ * it, so that nothing stays behind.
+ */
+int toss_state_dir(char *err, size_t errlen);
+long long toss_now_ms(void);
+int toss_lock_until(int fd, long long deadline_ms);
+int toss_state_lock(int dirfd, const char *name, long long deadline_ms,
+		    char *err, size_t errlen);
+void toss_state_unlock(int dirfd, const char *name, int fd);
+
+/*
+ * A string as it may go to a log: bytes below 0x20, 0x7f and the C1
+ * controls (U+0080..U+009F) as \xHH.  Returns @buf.
+ */
+char *toss_log_escape(const char *s, char *buf, size_t len);
+/* 1 if @s holds such a byte (a control character of any kind). */
+static inline int toss_has_control(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (u[i] < 0x20 || u[i] == 0x7f ||
+		    (u[i] == 0xc2 && i + 1 < len && u[i + 1] >= 0x80 && u[i + 1] <= 0x9f))
+			return 1;
+	return 0;
+}
 
 /* A message for an error returned above, and its exit code. */
 const char *toss_strerror(int err);

@@ -29,6 +29,7 @@
  * container's own stdio.  Everything goes to syslog.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -40,6 +41,8 @@
 #include <sysexits.h>
 #include <syslog.h>
 #include <unistd.h>
+
+#include "toss.h"	/* toss_has_control() */
 
 #ifndef CPUSET_TOSS_RUNC
 #define CPUSET_TOSS_RUNC "/usr/sbin/runc"
@@ -186,7 +189,10 @@ static int add_toss(json_t *spec, const char *what)
 	if (cur && !json_is_string(cur))
 		return -1;
 	if (cur) {
-		rlog(LOG_INFO, "the bundle asks for \"%s\" itself", json_string_value(cur));
+		/* the pod author's text: no control character into syslog */
+		rlog(LOG_INFO, "the bundle asks for \"%s\" itself",
+		     toss_has_control(json_string_value(cur), json_string_length(cur)) ?
+		     "(a value with a control character)" : json_string_value(cur));
 	} else if (*what) {
 		if (json_object_set_new(ann, ANNOTATION, json_string(what)))
 			return -1;
@@ -203,6 +209,180 @@ static int add_toss(json_t *spec, const char *what)
 	if (!hook || json_array_append_new(cr, hook))
 		return -1;
 	return 1;
+}
+
+/*
+ * jansson holds an integer as a json_int_t (64 bits, signed): a uint64
+ * above 2^63-1 in config.json, as runc's "unlimited" rlimit
+ * (18446744073709551615, from docker run --ulimit memlock=-1), fails the
+ * load; and it writes a real back in its own form (1.5e3 as 1500.0, which
+ * Go refuses for an integer field).  Such numbers are swapped for strings
+ * "NUM_MARK<i>" before the load and put back as they were written after
+ * the dump: config.json changes only where the toss is added.
+ */
+#define NUM_MARK	"@cpuset-toss-runc:number:"
+#define CONFIG_MAX	(64 << 20)	/* bytes of config.json */
+
+struct numbers {
+	char **tok;
+	size_t n;
+};
+
+static void numbers_free(struct numbers *nums)
+{
+	while (nums->n)
+		free(nums->tok[--nums->n]);
+	free(nums->tok);
+	nums->tok = NULL;
+}
+
+/* Is t[0..n) a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int json_number(const char *t, size_t n)
+{
+	size_t i = t[0] == '-', k;
+
+	if (i >= n || !isdigit((unsigned char)t[i]) || (t[i] == '0' && i + 1 < n &&
+						       isdigit((unsigned char)t[i + 1])))
+		return 0;
+	while (i < n && isdigit((unsigned char)t[i]))
+		i++;
+	if (i < n && t[i] == '.') {
+		for (k = ++i; i < n && isdigit((unsigned char)t[i]); i++)
+			;
+		if (i == k)
+			return 0;
+	}
+	if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+		if (++i < n && (t[i] == '+' || t[i] == '-'))
+			i++;
+		for (k = i; i < n && isdigit((unsigned char)t[i]); i++)
+			;
+		if (i == k)
+			return 0;
+	}
+	return i == n;
+}
+
+/*
+ * A number t[0..n), its sign and digits t[0..d): one jansson would not
+ * write back as it is?  Not a JSON number: left for jansson to refuse.
+ */
+static int number_kept(const char *t, size_t n, size_t d)
+{
+	char num[32];
+
+	if (!json_number(t, n))
+		return 0;
+	if (n != d)
+		return 1;	/* a fraction or an exponent */
+	if (d - (t[0] == '-') < 19)
+		return 0;	/* fits in 63 bits */
+	if (d >= sizeof(num))
+		return 1;
+	memcpy(num, t, d);
+	num[d] = '\0';
+	errno = 0;
+	strtoll(num, NULL, 10);
+	return errno == ERANGE;
+}
+
+static int put(char **out, size_t *cap, size_t *o, const char *s, size_t n)
+{
+	char *nb;
+
+	if (*o + n >= *cap) {
+		*cap = *cap * 2 + n;
+		nb = realloc(*out, *cap);
+		if (!nb)
+			return -1;
+		*out = nb;
+	}
+	memcpy(*out + *o, s, n);
+	*o += n;
+	(*out)[*o] = '\0';
+	return 0;
+}
+
+/* @text with those numbers as strings, *@olen bytes; NULL on error. */
+static char *hide_numbers(const char *text, size_t len, struct numbers *nums,
+			  size_t *olen)
+{
+	size_t i = 0, o = 0, cap = len + 1;
+	char *out = malloc(cap), **nt, mark[64];
+	int in_str = 0;
+
+	if (!out || memmem(text, len, NUM_MARK, strlen(NUM_MARK)))
+		goto fail;
+	while (i < len) {
+		const char *t = text + i;
+		size_t n = 1, d;
+
+		if (in_str) {
+			if (*t == '\\' && i + 1 < len)
+				n = 2;
+			else if (*t == '"')
+				in_str = 0;
+		} else if (*t == '"') {
+			in_str = 1;
+		} else if (*t == '-' || (*t >= '0' && *t <= '9')) {
+			for (d = 1; i + d < len && t[d] >= '0' && t[d] <= '9'; d++)
+				;
+			for (n = d; i + n < len && strchr("0123456789+-.eE", t[n]); n++)
+				;
+			if (number_kept(t, n, d)) {
+				nt = realloc(nums->tok, (nums->n + 1) * sizeof(*nt));
+				if (!nt)
+					goto fail;
+				nums->tok = nt;
+				nums->tok[nums->n] = strndup(t, n);
+				if (!nums->tok[nums->n])
+					goto fail;
+				snprintf(mark, sizeof(mark), "\"" NUM_MARK "%zu\"", nums->n++);
+				if (put(&out, &cap, &o, mark, strlen(mark)))
+					goto fail;
+				i += n;
+				continue;
+			}
+		}
+		if (put(&out, &cap, &o, t, n))
+			goto fail;
+		i += n;
+	}
+	*olen = o;
+	return out;
+fail:
+	free(out);
+	numbers_free(nums);
+	return NULL;
+}
+
+/* The dump with hide_numbers()'s strings back as the numbers; consumed. */
+static char *show_numbers(char *dump, const struct numbers *nums)
+{
+	size_t o = 0, cap = strlen(dump) + 1, i;
+	const char *p = dump, *m;
+	char *out = NULL, *end;
+
+	if (!nums->n)
+		return dump;
+	out = malloc(cap);
+	while (out && (m = strstr(p, "\"" NUM_MARK))) {
+		i = strtoul(m + 1 + strlen(NUM_MARK), &end, 10);
+		if (i >= nums->n || *end != '"' ||
+		    put(&out, &cap, &o, p, m - p) ||
+		    put(&out, &cap, &o, nums->tok[i], strlen(nums->tok[i]))) {
+			free(out);
+			out = NULL;
+			break;
+		}
+		p = end + 1;
+	}
+	if (out && put(&out, &cap, &o, p, strlen(p))) {
+		free(out);
+		out = NULL;
+	}
+	free(dump);
+	return out;
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -227,11 +407,14 @@ static int write_all(int fd, const char *buf, size_t len)
  */
 static void edit_bundle(const char *bundle, const char *what)
 {
-	char tmp[64], *text = NULL;
+	char tmp[64], *text = NULL, *orig = NULL, *hidden = NULL;
+	struct numbers nums = { NULL, 0 };
+	size_t hlen = 0;
 	int dfd, fd = -1, r;
 	json_error_t jerr;
 	json_t *spec = NULL;
 	struct stat st;
+	ssize_t n;
 
 	dfd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
@@ -244,10 +427,26 @@ static void edit_bundle(const char *bundle, const char *what)
 		     fd < 0 ? strerror(errno) : "not a regular file");
 		goto out;
 	}
-	/* duplicate keys: the last wins, as in runc's Go decoder */
-	spec = json_loadfd(fd, JSON_ALLOW_NUL, &jerr);
+	if (st.st_size > CONFIG_MAX || !(orig = malloc(st.st_size + 1))) {
+		rlog(LOG_ERR, "%s/config.json: larger than %d bytes or out of memory; container left as it is",
+		     bundle, CONFIG_MAX);
+		goto out;
+	}
+	n = read(fd, orig, st.st_size + 1);
 	close(fd);
 	fd = -1;
+	if (n != st.st_size) {
+		rlog(LOG_ERR, "%s/config.json: cannot read it whole; container left as it is", bundle);
+		goto out;
+	}
+	hidden = hide_numbers(orig, n, &nums, &hlen);
+	if (!hidden) {
+		rlog(LOG_ERR, "%s/config.json: out of memory, or holds \"%s\"; container left as it is",
+		     bundle, NUM_MARK);
+		goto out;
+	}
+	/* duplicate keys: the last wins, as in runc's Go decoder */
+	spec = json_loadb(hidden, hlen, JSON_ALLOW_NUL, &jerr);
 	if (!spec) {
 		rlog(LOG_ERR, "%s/config.json: line %d: %s; container left as it is",
 		     bundle, jerr.line, jerr.text);
@@ -262,6 +461,8 @@ static void edit_bundle(const char *bundle, const char *what)
 	if (r == 0)
 		goto out;
 	text = json_dumps(spec, JSON_COMPACT);
+	if (text)
+		text = show_numbers(text, &nums);
 	if (!text) {
 		rlog(LOG_ERR, "%s/config.json: out of memory; container left as it is", bundle);
 		goto out;
@@ -288,6 +489,9 @@ out:
 		close(fd);
 	close(dfd);
 	free(text);
+	free(orig);
+	free(hidden);
+	numbers_free(&nums);
 	json_decref(spec);
 }
 
@@ -342,7 +546,7 @@ int main(int argc, char **argv)
 	}
 	parse_runc_args(argc - first, argv + first, &cmd, &bundle, &id);
 	if (bundle) {
-		if (id)
+		if (id && !toss_has_control(id, strlen(id)))
 			container = id;
 		edit_bundle(bundle, what);
 	}

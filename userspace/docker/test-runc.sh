@@ -18,7 +18,7 @@ exit 3
 EOF
 chmod 0755 "$tmp/fakerunc"
 gcc -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
-	$(pkg-config --cflags jansson) -DCPUSET_TOSS_RUNC="\"$tmp/fakerunc\"" \
+	-I"$u/.." $(pkg-config --cflags jansson) -DCPUSET_TOSS_RUNC="\"$tmp/fakerunc\"" \
 	-o "$W" "$u/cpuset-toss-runc.c" $(pkg-config --libs jansson) || exit 1
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -95,7 +95,7 @@ run 3 create --bundle "$B" c7
 [ "$(ann)" = 1 ] && [ "$(nhooks)" = 1 ] || fail "null members: $(ann), $(nhooks) hooks"
 
 # left alone: other commands, a value that is "create", bad JSON, wrong
-# types, an integer jansson cannot hold (runc's unlimited rlimit)
+# types
 for args in "state c1" "--root create state c1" "start c1" "delete --force c1" \
 	"--log create --log-format json kill c1 KILL"; do
 	fresh
@@ -108,11 +108,22 @@ for args in "state c1" "--root create state c1" "start c1" "delete --force c1" \
 done
 for bad in '{"ociVersion":' '[1,2]' '{"annotations":[]}' '{"hooks":{"createRuntime":{}}}' \
 	'{"annotations":{"cpuset.memory_toss_cache":7}}' \
-	'{"process":{"rlimits":[{"type":"RLIMIT_NOFILE","hard":18446744073709551615,"soft":1024}]}}'; do
+	'{"x":"@cpuset-toss-runc:number:0","y":18446744073709551615}'; do
 	fresh "$bad"
 	cp "$B/config.json" "$tmp/orig"
 	run 3 create --bundle "$B" c8
 	cmp -s "$B/config.json" "$tmp/orig" || fail "$bad: changed"
+done
+# integers jansson cannot hold (review N14): runc's unlimited rlimit, as
+# docker run --ulimit memlock=-1 writes it, kept as they were written
+BIG='{"ociVersion":"1.0.2","process":{"args":["a\" 18446744073709551615 \\"],"rlimits":[{"type":"RLIMIT_MEMLOCK","hard":18446744073709551615,"soft":18446744073709551615},{"type":"RLIMIT_NOFILE","hard":-9223372036854775809,"soft":1024}]},"linux":{"x":[9223372036854775807,-9223372036854775808,1.5e3,12345678901234567890123]}}'
+fresh "$BIG"
+run 3 create --bundle "$B" c10
+[ "$(ann)" = 1 ] && [ "$(nhooks)" = 1 ] || fail "uint64 in config.json: annotation $(ann), $(nhooks) hooks"
+for v in '"hard":18446744073709551615,"soft":18446744073709551615' '"hard":-9223372036854775809' \
+	'[9223372036854775807,-9223372036854775808,1.5e3,12345678901234567890123]' \
+	'"args":["a\" 18446744073709551615 \\"]'; do
+	grep -q -F -- "$v" "$B/config.json" || fail "uint64: $v not kept: $(cat "$B/config.json")"
 done
 fresh
 rm "$B/config.json"

@@ -26,11 +26,13 @@
  *    has fewer (ConstrainCores=no) is refused.
  *  - In slurmstepd, task_post_fork of local task 0 runs after the tasks
  *    are in the step cgroup and before they exec.  There, once per job
- *    and machine: flock(LOCK_EX) on the job cgroup's directory, read
- *    "tosses" of its cpuset.memory_toss_cache.stat, toss if it is 0,
- *    unlock.  A second step that starts meanwhile waits for the first
- *    one's toss; a requeued job gets a new cgroup.  The extern step is
- *    skipped.
+ *    and machine: lock /run/cpuset-toss/slurm-job<id>.lock (root's 0700
+ *    directory: no user can open it), read "tosses" of the job cgroup's
+ *    cpuset.memory_toss_cache.stat, toss if it is 0, unlock.  A second
+ *    step that starts meanwhile waits for the first one's toss, until
+ *    one deadline (the policy's timeout) for the lock and the rate
+ *    limit's together; a requeued job gets a new cgroup.  The extern
+ *    step is skipped.
  *
  * Only the SPANK symbols are exported (-fvisibility=hidden, and the
  * pragma below).
@@ -218,42 +220,6 @@ static int job_cgroup(uint32_t jobid, struct toss_cgroup *cg, char *err,
 }
 
 /*
- * flock(LOCK_EX) on the job cgroup's directory, waiting at most @secs
- * seconds (0: as long as it takes) for another step's toss; *@waited:
- * how long it waited, in ms.
- */
-static int lock_job(int fd, unsigned int secs, long *waited)
-{
-	const struct timespec tick = { 0, 20 * 1000 * 1000 };
-	struct timespec t0;
-	int ret = 0;
-
-	*waited = 0;
-	if (!flock(fd, LOCK_EX | LOCK_NB))
-		return 0;
-	if (errno != EWOULDBLOCK)
-		return -errno;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!secs) {
-		ret = flock(fd, LOCK_EX) ? -errno : 0;
-	} else {
-		while (flock(fd, LOCK_EX | LOCK_NB)) {
-			if (errno != EWOULDBLOCK && errno != EINTR) {
-				ret = -errno;
-				break;
-			}
-			if (ms_since(&t0) >= secs * 1000L) {
-				ret = -ETIMEDOUT;
-				break;
-			}
-			nanosleep(&tick, NULL);
-		}
-	}
-	*waited = ms_since(&t0);
-	return ret;
-}
-
-/*
  * The job's CPUs on this machine as Slurm counts them: the step's
  * (S_JOB_NCPUS) or the job's allocated cores, whichever is more.
  */
@@ -290,9 +256,11 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 	struct toss_policy policy;
 	struct toss_cgroup cg;
 	struct timespec t0;
-	long long tosses = 0;
+	long long tosses = 0, deadline;
+	char lock[64], requester[64];
+	uint32_t uid;
 	long waited;
-	int fd, ret, ncpus, online, weight;
+	int dirfd, fd = -1, ret, ncpus, online, weight;
 	char *cpus = NULL;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -309,17 +277,25 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 			    jobid, err, toss_strerror(ret), what);
 		return;
 	}
-	fd = open(cg.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		slurm_error(PFX "job %u: %s: %s; request \"%s\" not written",
-			    jobid, cg.dir, toss_strerror(-errno), what);
+	/*
+	 * One deadline for the whole decision: the job's lock (another step
+	 * of the job tossing) and, in toss_delegated(), the rate limit's.
+	 * Both are files of root's 0700 directory: no user can hold them.
+	 */
+	deadline = toss_now_ms() + 1000LL * (policy.timeout ? policy.timeout :
+					     TOSS_LOCK_WAIT_MAX);
+	dirfd = toss_state_dir(err, sizeof(err));
+	if (dirfd < 0) {
+		slurm_error(PFX "job %u: %s; request \"%s\" not written", jobid, err,
+			    what);
 		return;
 	}
-	ret = lock_job(fd, policy.timeout, &waited);
-	if (ret) {
+	snprintf(lock, sizeof(lock), "slurm-job%u.lock", jobid);
+	fd = toss_state_lock(dirfd, lock, deadline, err, sizeof(err));
+	waited = ms_since(&t0);
+	if (fd < 0) {
 		slurm_error(PFX "job %u: cgroup %s: no lock after %ld ms (another step's toss; timeout = %us): %s; request \"%s\" not written",
-			    jobid, cg.rel, ms_since(&t0), policy.timeout,
-			    toss_strerror(ret), what);
+			    jobid, cg.rel, waited, policy.timeout, err, what);
 		goto out;
 	}
 	ret = toss_stat_value(&cg, "tosses", &tosses);
@@ -328,7 +304,7 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 			    jobid, cg.rel, toss_strerror(ret), what);
 		goto out;
 	}
-	if (tosses > 0 && waited) {
+	if (tosses > 0 && waited >= 10) {
 		slurm_info(PFX "job %u: cgroup %s: waited %ld ms for another step's toss; tossed already (%lld)",
 			   jobid, cg.rel, waited, tosses);
 		goto out;
@@ -371,6 +347,16 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 	 */
 	d.cpus = cpus;
 	d.cpus_decide = 1;
+	d.deadline_ms = deadline;
+	/*
+	 * min_interval per user (arrays of one user's short jobs), not for
+	 * anyone: another user's job on the node tosses.
+	 */
+	if (spank_get_item(sp, S_JOB_UID, &uid) == ESPANK_SUCCESS)
+		snprintf(requester, sizeof(requester), "slurm-uid%u", uid);
+	else
+		snprintf(requester, sizeof(requester), "slurm-job%u", jobid);
+	d.requester = requester;
 	ret = toss_delegated(&d);
 	if (ret == 1)
 		goto out;
@@ -390,7 +376,8 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 	}
 out:
 	free(cpus);
-	close(fd);	/* and the lock with it */
+	toss_state_unlock(dirfd, lock, fd);	/* and the lock with it */
+	close(dirfd);
 }
 
 #pragma GCC visibility push(default)

@@ -18,6 +18,8 @@
  */
 #include "cpuset_toss.c"
 
+#include <dirent.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/file.h>
@@ -40,7 +42,7 @@ static char logbuf[65536];
 /* The SPANK API, stubbed. */
 static spank_context_t fake_ctx = S_CTX_REMOTE;
 static int fake_task, fake_has_opt, fake_reg, logged_errors;
-static uint32_t fake_job = 42, fake_step;
+static uint32_t fake_job = 42, fake_step, fake_uid = 1000;
 static uint16_t fake_ncpus = 1;
 static char *fake_optarg, *fake_cores;
 static char fake_env[512];
@@ -125,6 +127,9 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 		break;
 	case S_JOB_STEPID:
 		*va_arg(ap, uint32_t *) = fake_step;
+		break;
+	case S_JOB_UID:
+		*va_arg(ap, uid_t *) = fake_uid;
 		break;
 	case S_TASK_ID:
 		*va_arg(ap, int *) = fake_task;
@@ -269,6 +274,7 @@ static void reset_job(const char *site)
 	fake_task = 0;
 	fake_step = 0;
 	fake_job = 42;
+	fake_uid = 1000;
 	fake_ncpus = 2;
 	fake_cores = NULL;
 	fake_has_opt = 0;
@@ -297,25 +303,27 @@ static long now_ms(void)
 }
 
 /*
- * Another step of the job: holds the lock on the job cgroup for @ms and
- * then, if @toss, counts a toss in the stat file before it unlocks.
+ * Root, in a child, holds LOCK_EX on @path (opened with @flags: plain
+ * system calls, so that the test also builds against older versions)
+ * for @ms and then, if @toss, counts a toss in the stat file before it
+ * unlocks.  Returns once the lock is held.
  */
-static pid_t other_step(int ms, int toss)
+static pid_t root_holds(const char *path, int flags, int ms, int toss)
 {
-	char dir[PATH_MAX];
 	int p[2];
 	pid_t pid;
 	char c;
 
-	snprintf(dir, sizeof(dir), "%s/jobcg", TEST_DIR);
 	if (pipe(p))
 		exit(1);
 	pid = fork();
 	if (pid < 0)
 		exit(1);
 	if (!pid) {
-		int fd = open(dir, O_RDONLY | O_DIRECTORY);
+		int fd;
 
+		mkdir("/run/cpuset-toss", 0700);
+		fd = open(path, flags | O_NOFOLLOW, 0600);
 		if (fd < 0 || flock(fd, LOCK_EX))
 			_exit(1);
 		if (write(p[1], "x", 1) != 1)
@@ -332,13 +340,80 @@ static pid_t other_step(int ms, int toss)
 	return pid;
 }
 
+/* Another step of the job tossing: it holds the job's lock. */
+static pid_t other_step(int ms, int toss)
+{
+	return root_holds("/run/cpuset-toss/slurm-job42.lock", O_RDWR | O_CREAT, ms, toss);
+}
+
+/* Another toss holds the rate limit's lock (the state directory). */
+static pid_t root_holds_state(int ms)
+{
+	return root_holds("/run/cpuset-toss", O_RDONLY | O_DIRECTORY, ms, 0);
+}
+
+/*
+ * Another uid (65534, "nobody") takes LOCK_EX on whatever it can open:
+ * the job cgroup's directory (opened before it drops root: the test's
+ * scratch directory is private, a job cgroup is 0755 on cgroupfs), the
+ * state directory and every file in it (only these if !@jobdir).  It
+ * holds them for @ms; returns
+ * its pid, and in *@n how many it holds.
+ */
+static pid_t nobody_locks(int ms, int *n, int jobdir)
+{
+	char dir[PATH_MAX];
+	int p[2], count = 0;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "%s/jobcg", TEST_DIR);
+	if (pipe(p))
+		exit(1);
+	pid = fork();
+	if (pid < 0)
+		exit(1);
+	if (!pid) {
+		int jfd = jobdir ? open(dir, O_RDONLY | O_DIRECTORY) : -1, fd;
+		struct dirent *de;
+		DIR *d;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(1);
+		if (jfd >= 0 && !flock(jfd, LOCK_EX | LOCK_NB))
+			count++;
+		fd = open("/run/cpuset-toss", O_RDONLY | O_DIRECTORY);
+		if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB))
+			count++;
+		d = opendir("/run/cpuset-toss");
+		while (d && (de = readdir(d))) {
+			char f[PATH_MAX];
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(f, sizeof(f), "/run/cpuset-toss/%s", de->d_name);
+			fd = open(f, O_RDONLY);
+			if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB))
+				count++;
+		}
+		if (write(p[1], &count, sizeof(count)) != sizeof(count))
+			_exit(1);
+		usleep(ms * 1000);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], n, sizeof(*n)) != sizeof(*n))
+		exit(1);
+	close(p[0]);
+	return pid;
+}
+
 int main(void)
 {
 	char *av_ok[] = { "default=1:free=2G", "bogus" };
 	char *av_one[] = { "default=1" };
 	char dir[PATH_MAX];
 	long t0, ms;
-	pid_t pid;
+	pid_t pid, pid2;
 	int st;
 
 	snprintf(dir, sizeof(dir), "%s/jobcg", TEST_DIR);
@@ -501,6 +576,131 @@ int main(void)
 	CHECK(ms >= 900 && ms < 2400);
 	CHECK(!what_written()[0] && logged_errors == 1);
 	waitpid(pid, &st, 0);
+
+	printf("== another uid locks all it can open (review N1, N2)\n");
+	/* a first job stamps node 1 (min_interval 60) */
+	if (system("rm -rf /run/cpuset-toss"))
+		failures++;
+	reset_job("1");
+	set_policy("min_interval = 60\n");
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 nodes=1"));
+	{
+		int n = -1;
+
+		/* a second job on the same node */
+		reset_job("1");
+		set_policy("min_interval = 60\n");
+		pid = nobody_locks(8000, &n, 1);
+		printf("  uid 65534 holds LOCK_EX on %d of the job cgroup and the state files\n", n);
+		/* only the job cgroup's directory, which is no longer the lock */
+		CHECK(n == 1);
+		t0 = now_ms();
+		CHECK(post_fork() == ESPANK_SUCCESS);
+		ms = now_ms() - t0;
+		printf("  the step went on after %ld ms\n", ms);
+		CHECK(ms < 1000);
+		CHECK(!what_written()[0] && LOGGED("left alone: tossed"));
+		/* a job whose node is not stamped: tossed at once */
+		reset_job("1");
+		set_cpus("2");
+		t0 = now_ms();
+		CHECK(post_fork() == ESPANK_SUCCESS);
+		ms = now_ms() - t0;
+		CHECK(ms < 1000 && !strcmp(what_written(), "1 nodes=2"));
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		/*
+		 * The stamps alone (a step whose job lock is free): in a child,
+		 * killed after 20 s, so that a plugin that blocks for ever
+		 * (9a2e348) fails this check and the test goes on.
+		 */
+		reset_job("1");
+		set_policy("min_interval = 60\n");
+		pid = nobody_locks(30000, &n, 0);
+		printf("  uid 65534 holds LOCK_EX on %d of the state files\n", n);
+		CHECK(n == 0);
+		t0 = now_ms();
+		pid2 = fork();
+		if (!pid2) {
+			post_fork();
+			_exit(LOGGED("left alone: tossed") ? 0 : 2);
+		}
+		while (waitpid(pid2, &st, WNOHANG) == 0 && now_ms() - t0 < 20000)
+			usleep(10000);
+		ms = now_ms() - t0;
+		if (ms >= 20000) {
+			kill(pid2, SIGKILL);
+			waitpid(pid2, &st, 0);
+		}
+		printf("  the step went on after %ld ms\n", ms);
+		CHECK(ms < 1000);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	printf("== root holds the rate limit's lock past the deadline (1 s)\n");
+	reset_job("1");
+	set_policy("min_interval = 60\ntimeout = 1\n");
+	if (system("rm -f /run/cpuset-toss/node*"))
+		failures++;
+	pid = root_holds_state(3000);
+	t0 = now_ms();
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	ms = now_ms() - t0;
+	printf("  gave up after %ld ms\n", ms);
+	CHECK(ms >= 900 && ms < 2000);
+	CHECK(!what_written()[0] && LOGGED("left alone") && LOGGED("deadline"));
+	waitpid(pid, &st, 0);
+	/* the lock of the job and the rate limit's share one deadline */
+	reset_job("1");
+	set_policy("min_interval = 60\ntimeout = 2\n");
+	pid = other_step(1200, 0);
+	pid2 = root_holds_state(2500);
+	t0 = now_ms();
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	ms = now_ms() - t0;
+	printf("  job lock 1.2 s, then the rate limit's: gave up after %ld ms\n", ms);
+	CHECK(ms >= 1800 && ms < 2400);
+	CHECK(!what_written()[0]);
+	waitpid(pid, &st, 0);
+	waitpid(pid2, &st, 0);
+	if (system("rm -rf /run/cpuset-toss"))
+		failures++;
+
+	printf("== min_interval per user; a failed write does not use it up (N5)\n");
+	reset_job("1");
+	set_policy("min_interval = 60\n");
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 nodes=1"));
+	/* another user's job on the node, within the minute: tossed */
+	reset_job("1");
+	set_policy("min_interval = 60\n");
+	fake_uid = 1001;
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	printf("  another user's job: wrote \"%s\"\n", what_written());
+	CHECK(!strcmp(what_written(), "1 nodes=1"));
+	/* the first user's next job: left alone */
+	reset_job("1");
+	set_policy("min_interval = 60\n");
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0] && LOGGED("left alone: tossed"));
+	/* the kernel's write fails: the next job of that user tosses */
+	reset_job("1");
+	set_policy("min_interval = 60\n");
+	fake_uid = 1002;
+	snprintf(dir, sizeof(dir), "%s/jobcg/cpuset.memory_toss_cache", TEST_DIR);
+	unlink(dir);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(logged_errors == 1);
+	reset_job("1");
+	set_policy("min_interval = 60\n");
+	fake_uid = 1002;
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	printf("  after a failed write: wrote \"%s\"\n", what_written());
+	CHECK(!strcmp(what_written(), "1 nodes=1"));
+	if (system("rm -rf /run/cpuset-toss"))
+		failures++;
 
 	printf("== the site's default: plugstack.conf, else the policy file\n");
 	reset_job(NULL);

@@ -7,7 +7,9 @@
 # of its own; and the symbols build/userspace/cpuset_toss.so exports.
 #
 # OLD=<cpuset_toss.c>: run the same test against another version of the
-# plugin (git show 3d47d27:userspace/slurm/cpuset_toss.c > old.c).
+# plugin (git show 3d47d27:userspace/slurm/cpuset_toss.c > old.c);
+# OLD=<dir>: against another version's userspace/, its toss.c included
+# (git archive 9a2e348 userspace | tar -x -C /tmp/old; OLD=/tmp/old/userspace).
 set -e
 u=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
@@ -24,12 +26,19 @@ if [ -z "${SPANK_TEST_NS:-}" ]; then
 		[ "$syms" = "$want" ] || { echo "FAIL: expected exactly: $want"; bad=1; }
 	fi
 	src=$u/slurm
+	lib=$u
 	if [ -n "${OLD:-}" ]; then
 		src=$tmp/old/slurm
 		mkdir -p "$src"
-		cp "$OLD" "$src/cpuset_toss.c"
+		if [ -d "$OLD" ]; then
+			cp "$OLD/slurm/cpuset_toss.c" "$src/cpuset_toss.c"
+			cp "$OLD/toss.h" "$OLD/toss.c" "$tmp/old/"
+			lib=$tmp/old
+		else
+			cp "$OLD" "$src/cpuset_toss.c"
+			cp "$u/toss.h" "$tmp/old/"
+		fi
 		cp "$u/slurm/test-cpuset_toss.c" "$src/"
-		cp "$u/toss.h" "$tmp/old/"
 	fi
 	# (the marker and /proc/self/cgroup of older versions)
 	gcc -Wall -Wextra -Werror -O2 -I"$u" $(pkg-config --cflags jansson hwloc) \
@@ -37,7 +46,7 @@ if [ -z "${SPANK_TEST_NS:-}" ]; then
 		-DCPUSET_TOSS_MARKER_DIR="\"$tmp/run/cpuset-toss/slurm\"" \
 		-DCPUSET_TOSS_PROC_CGROUP="\"$tmp/cgroup\"" \
 		-Wl,--wrap=toss_cgroup_from_path,--wrap=toss_cgroup_from_pid \
-		-o "$tmp/test" "$src/test-cpuset_toss.c" "$u/toss.c" \
+		-o "$tmp/test" "$src/test-cpuset_toss.c" "$lib/toss.c" \
 		$(pkg-config --libs jansson hwloc)
 	if [ "$(id -u)" = 0 ]; then
 		ns="unshare -m --propagation private"

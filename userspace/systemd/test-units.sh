@@ -191,8 +191,8 @@ has cpuset-toss@job42.slice.service "Environment: CPUSET_TOSS_WRITE=1 nodes=1" \
 	"the drop-in's request in place of the default"
 has cpuset-toss@job42.slice.service "RemainAfterExit: yes"
 has cpuset-toss@job42.slice.service \
-	"Command Line: $toss --write \"\\\${CPUSET_TOSS_WRITE}\" --unit job42.slice"
-has cpuset-toss@job-7.slice.service "Command Line: $toss --write \"\\\${CPUSET_TOSS_WRITE}\" --unit job-7.slice" \
+	"Command Line: $toss --write \"\\\${CPUSET_TOSS_WRITE}\" --slice job42.slice"
+has cpuset-toss@job-7.slice.service "Command Line: $toss --write \"\\\${CPUSET_TOSS_WRITE}\" --slice job-7.slice" \
 	"%i keeps the dash"
 has job43-run.slice "After: cpuset-toss@job43.slice.service (origin-file)" \
 	"an inner slice, its drop-in only"
@@ -205,6 +205,20 @@ for i in job42.slice job-7.slice job43.slice; do
 		bad "the start transaction has no job for cpuset-toss@$i.service"
 	fi
 done
+# The tmpfiles.d snippet: /run/cpuset-toss root's 0700, also when it was
+# there with another mode (systemd-tmpfiles adjusts a "d" line's mode).
+if [ -e "$here/cpuset-toss.tmpfiles" ]; then
+	rm -rf "$t/root" && mkdir -p "$t/root/run"
+	for pre in none 0755; do
+		[ $pre = none ] || chmod $pre "$t/root/run/cpuset-toss"
+		systemd-tmpfiles --create --root="$t/root" "$here/cpuset-toss.tmpfiles" > "$t/tmpfiles.log" 2>&1
+		got=$(stat -c '%a %U %G' "$t/root/run/cpuset-toss" 2>/dev/null)
+		[ "$got" = "700 root root" ] && echo "ok: tmpfiles.d ($pre before): /run/cpuset-toss $got" ||
+			bad "tmpfiles.d ($pre before): /run/cpuset-toss is '$got': $(cat "$t/tmpfiles.log")"
+	done
+else
+	bad "no cpuset-toss.tmpfiles: nothing makes /run/cpuset-toss root's 0700 at boot"
+fi
 grep -q '^SuccessExitStatus=75$' "$here/cpuset-toss@.service" ||
 	bad "cpuset-toss@.service: no SuccessExitStatus=75 (EX_TEMPFAIL)"
 

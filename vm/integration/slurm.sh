@@ -161,10 +161,11 @@ test_slurm_refused_keys() {
 # A batch job with --toss-cache and srun steps: the batch step tosses
 # before the script runs, no step tosses again, two concurrent steps
 # included.  Then a job whose batch step asks nothing and whose two
-# concurrent steps ask: one tosses, the other waits for that toss (flock
-# on the job cgroup) and starts its task after it: both see node 1's
-# file gone.  So that both steps are sure to want the lock at once, the
-# script holds it (flock(1) on the job cgroup) for 6 s while they start.
+# concurrent steps ask: one tosses, the other waits for that toss (the
+# job's lock, /run/cpuset-toss/slurm-job<id>.lock) and starts its task
+# after it: both see node 1's file gone.  So that both steps are sure to
+# want the lock at once, the script (root's job) holds it for 6 s while
+# they start; umask 077: the plugin refuses a lock file others can open.
 slurm_batch() {	# slurm_batch <out> <sbatch args...>: wait for its end
 	local id i st o=$1
 	shift
@@ -198,7 +199,7 @@ test_slurm_batch_once() {
 	fill || return 1
 	id=$(slurm_batch /tmp/steps.out --wrap "
 		$JOB_INFO
-		flock /sys/fs/cgroup\${c%%/step_*} sleep 6 &
+		(umask 077; flock -o /run/cpuset-toss/slurm-job\$SLURM_JOB_ID.lock sleep 6) &
 		for s in a b; do
 			srun -n1 -c1 --toss-cache sh -c \"echo step \$s \\\$(date +%s.%N) \\\$(fincore -b -n -o RES $FILL/n1)\" &
 		done

@@ -230,6 +230,33 @@ test_systemd_nested() {
 	return $bad
 }
 
+# Slices whose toss would be every node's (review N10): the root slice and
+# slices without memory nodes of their own (system.slice, user.slice) are
+# refused (exit 77, the unit failed), nothing dropped; and the toss of a
+# slice with its nodes does not need D-Bus (dbus stopped: early boot).
+test_systemd_refused_slices() {
+	local bad=0 s rc
+	for s in -.slice system.slice user.slice; do
+		fill || return 1
+		systemctl start cpuset-toss@$s.service 2> /dev/null
+		rc=$(systemctl show -p ExecMainStatus --value cpuset-toss@$s.service)
+		log "cpuset-toss@$s.service: exit $rc"
+		[ "$rc" = 77 ] || { log "cpuset-toss@$s.service was not refused"; bad=1; }
+		expect_tossed || bad=1
+		systemctl reset-failed cpuset-toss@$s.service 2> /dev/null
+	done
+	printf '[Slice]\nAllowedMemoryNodes=1\n' > $SD/job44.slice
+	systemctl daemon-reload
+	systemctl stop dbus.socket dbus.service 2> /dev/null
+	fill || return 1
+	systemctl start cpuset-toss@job44.slice.service || bad=1
+	systemctl start dbus.socket 2> /dev/null
+	expect_tossed 1 && expect_tosses $CG/job44.slice 1 || bad=1
+	systemctl stop job44.slice
+	sd_clean job44.slice
+	return $bad
+}
+
 tests_systemd() {
 	[ "$mode" = v2 ] || return 0
 	t systemd-service test_systemd_service
@@ -239,4 +266,6 @@ tests_systemd() {
 	t systemd-transient test_systemd_transient
 	t systemd-slice test_systemd_slice
 	t systemd-nested test_systemd_nested
+	t systemd-refused-slices test_systemd_refused_slices
 }
+
