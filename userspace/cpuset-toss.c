@@ -31,6 +31,10 @@ static void usage(FILE *f)
 		"                      but what memory.min/low protect) or cgroup\n"
 		"                      (only the cache charged to the cgroup)\n"
 		"      --slab          also shrink unused dentries and inodes\n"
+		"      --memory-reclaim  write \"SIZE|max clean_cache=1 [nodes=LIST]\" to\n"
+		"                      the cgroup's memory.reclaim instead: only the\n"
+		"                      cache charged to the cgroup, as --scope cgroup,\n"
+		"                      for the owner of a delegated cgroup too\n"
 		"  -w, --write REQ     write REQ as it is (e.g. \"1 free=2G\") instead\n"
 		"  -u, --unit UNIT     the cgroup of a systemd unit\n"
 		"  -p, --pid PID       the cgroup of a process (1..kernel.pid_max)\n"
@@ -233,6 +237,7 @@ int main(int argc, char **argv)
 		{ "free", required_argument, NULL, 'f' },
 		{ "scope", required_argument, NULL, 'S' },
 		{ "slab", no_argument, NULL, 'B' },
+		{ "memory-reclaim", no_argument, NULL, 'R' },
 		{ "write", required_argument, NULL, 'w' },
 		{ "unit", required_argument, NULL, 'u' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -253,7 +258,8 @@ int main(int argc, char **argv)
 	struct toss_nodes memnodes, mems, want;
 	size_t k;
 	char req[TOSS_REQ_MAX], err[PATH_MAX + 256] = "", msg[PATH_MAX + 512];
-	int slab = 0, json = 0, quiet = 0, self = 0, c, ret, node, i;
+	int slab = 0, json = 0, quiet = 0, self = 0, reclaim = 0, c, ret, node, i;
+	const char *file = "cpuset.memory_toss_cache", *why;
 	struct toss_cgroup cg;
 
 	/* --json is known before any error, so that every outcome is JSON */
@@ -277,6 +283,10 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			slab = 1;
+			break;
+		case 'R':
+			reclaim = 1;
+			file = "memory.reclaim";
 			break;
 		case 'w':
 			write_req = optarg;
@@ -324,6 +334,9 @@ int main(int argc, char **argv)
 		snprintf(msg, sizeof(msg), "--scope is node or cgroup, not '%s'", scope);
 		return fail(json, -TOSS_EUSAGE, msg);
 	}
+	if (reclaim && (write_req || free_target || slab || (scope && strcmp(scope, "cgroup"))))
+		return fail(json, -TOSS_EUSAGE,
+			    "--memory-reclaim takes --size and --nodes only: memory.reclaim has no free=, slab= or scope=node");
 	if (nodes && toss_parse_list(nodes, &want)) {
 		snprintf(msg, sizeof(msg), "--nodes '%s' is not a node list such as 1,3 or 0-2",
 			 nodes);
@@ -335,6 +348,13 @@ int main(int argc, char **argv)
 				 TOSS_REQ_MAX - 1);
 			return fail(json, -TOSS_EUSAGE, msg);
 		}
+	} else if (reclaim) {
+		/* memory.reclaim's grammar: "max" for all, as "1" is here. */
+		if (snprintf(req, sizeof(req), "%s clean_cache=1%s%s",
+			     size && strcmp(size, "1") ? size : "max", nodes ? " nodes=" : "",
+			     nodes ? nodes : "") >= (int)sizeof(req) ||
+		    (size && (!size[0] || strpbrk(size, " \t"))))
+			return fail(json, -TOSS_EUSAGE, "an option value is empty or holds a space");
 	} else if (toss_build_request(req, sizeof(req), size, nodes, free_target, scope, slab)) {
 		return fail(json, -TOSS_EUSAGE, "an option value is empty or holds a space");
 	}
@@ -384,8 +404,11 @@ int main(int argc, char **argv)
 		if (toss_stat_value(&cg, kernel_keys[k].stat, &kv0[k]))
 			kv0[k] = -1;
 
+	if (reclaim && cg.v1)
+		return fail(json, -TOSS_EUSAGE,
+			    "--memory-reclaim: memory.reclaim is a cgroup v2 file");
 	t0 = now_us();
-	ret = toss_write(&cg, req);
+	ret = toss_write_file(&cg, file, req);
 	t1 = now_us();
 
 	for (node = 0; node < TOSS_MAX_NODES; node++)
@@ -401,6 +424,13 @@ int main(int argc, char **argv)
 		else
 			kv1[k] -= kv0[k];
 
+	/* What went wrong, in memory.reclaim's terms there. */
+	why = toss_strerror(ret);
+	if (reclaim && ret == -TOSS_ENOFILE)
+		why = "no memory.reclaim: the memory controller is not enabled on the cgroup";
+	else if (reclaim && ret == -EINVAL)
+		why = "memory.reclaim refused the request (a kernel without clean_cache=1, or nodes= outside the nodes with memory)";
+
 	if (json) {
 		json_t *o, *arr = json_array(), *kernel;
 
@@ -410,9 +440,9 @@ int main(int argc, char **argv)
 					"node", node, "target", toss_node_isset(&want, node),
 					"file_bytes_before", (json_int_t)before[node],
 					"file_bytes_after", (json_int_t)after[node]));
-		o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o}",
+		o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o}",
 			      "cgroup", cg.rel, "path", cg.dir, "hierarchy", cg.v1 ? "v1" : "v2",
-			      "request", req, "result", toss_strerror(ret),
+			      "file", file, "request", req, "result", why,
 			      "error", errno_name(ret), "exit_code", toss_exit_code(ret),
 			      "duration_us", (json_int_t)(t1 - t0), "nodes", arr);
 		if (o && tosses0 >= 0 && tosses1 == tosses0 + 1) {
@@ -425,11 +455,11 @@ int main(int argc, char **argv)
 		}
 		json_print(o);
 		if (ret)
-			fprintf(stderr, "cpuset-toss: %s: %s (%s)\n", cg.rel, toss_strerror(ret),
-				errno_name(ret));
+			fprintf(stderr, "cpuset-toss: %s: %s (%s)\n", cg.rel, why, errno_name(ret));
 	} else if (!quiet || ret) {
 		if (!quiet) {
-			printf("cgroup %s (cgroup %s), wrote \"%s\"\n", cg.rel, cg.v1 ? "v1" : "v2", req);
+			printf("cgroup %s (cgroup %s), wrote \"%s\"%s\n", cg.rel, cg.v1 ? "v1" : "v2",
+			       req, reclaim ? " to memory.reclaim" : "");
 			printf("node  target  page cache before       after      change\n");
 			for (node = 0; node < TOSS_MAX_NODES; node++) {
 				if (!toss_node_isset(&memnodes, node))
@@ -442,7 +472,7 @@ int main(int argc, char **argv)
 		}
 		if (ret) {
 			fprintf(stderr, "cpuset-toss: %s: %s (%s) after %.1f ms\n", cg.rel,
-				toss_strerror(ret), errno_name(ret), (t1 - t0) / 1000.0);
+				why, errno_name(ret), (t1 - t0) / 1000.0);
 		} else {
 			printf("done in %.1f ms", (t1 - t0) / 1000.0);
 			if (kv1[0] >= 0 && kv1[1] >= 0)

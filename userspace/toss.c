@@ -322,6 +322,20 @@ int toss_cgroup_is_shared(const struct toss_cgroup *cg)
  */
 int toss_write(const struct toss_cgroup *cg, const char *request)
 {
+	return toss_write_file(cg, TOSS_FILE, request);
+}
+
+/**
+ * toss_write_file() - write a request to one file of a cgroup
+ * @cg: the cgroup
+ * @file: the file's name: TOSS_FILE, or "memory.reclaim"
+ * @request: the request, one line without its newline
+ *
+ * Return: 0, -TOSS_ENOFILE when the cgroup has no such file, or the
+ * negative errno of the write.
+ */
+int toss_write_file(const struct toss_cgroup *cg, const char *file, const char *request)
+{
 	char path[PATH_MAX + 64];
 	size_t len = strlen(request);
 	ssize_t n;
@@ -329,7 +343,7 @@ int toss_write(const struct toss_cgroup *cg, const char *request)
 
 	if (!len || len >= TOSS_REQ_MAX || strchr(request, '\n'))
 		return -EINVAL;
-	cg_file(cg, TOSS_FILE, path, sizeof(path));
+	cg_file(cg, file, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -TOSS_ENOFILE : -errno;

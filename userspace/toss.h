@@ -81,6 +81,7 @@ int toss_cgroup_from_unit(const char *unit, struct toss_cgroup *cg,
  * (-TOSS_ENOFILE when the file does not exist).
   */
 int toss_write(const struct toss_cgroup *cg, const char *request);
+int toss_write_file(const struct toss_cgroup *cg, const char *file, const char *request);
 
 /* Build a request from the parts (NULL or 0: absent); size NULL is "1". */
 int toss_build_request(char *buf, size_t len, const char *size,

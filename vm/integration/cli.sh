@@ -81,6 +81,31 @@ test_cli_errors() {	# each refused write: its exit code, nothing dropped
 
 # --pid out of range, on the old code PID 1's cgroup (the root): refused,
 # nothing dropped; a pid in range still works.
+# memory.reclaim's clean_cache=1 through the CLI, by the owner of a
+# delegated cgroup: only the cgroup's own cache goes, on the node named.
+test_cli_memory_reclaim() {
+	local out rc bad=0
+	mkjob job1 1 || return 1
+	grep -qw memory $CG/cgroup.subtree_control || echo +memory > $CG/cgroup.subtree_control
+	fill || return 1
+	# node 1's file read again from inside job1: charged to it
+	dd if=$FILL/n1 iflag=nocache count=0 status=none
+	sh -c "echo \$\$ > $CG/job1/cgroup.procs && exec cat $FILL/n1 > /dev/null" || return 1
+	[ "$(res $FILL/n1)" = $((MIB << 20)) ] || { log "n1 not cached from job1"; return 1; }
+	chown nobody $CG/job1 $CG/job1/memory.reclaim $CG/job1/cgroup.procs
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		cpuset-toss --memory-reclaim --nodes 1 job1 2>&1); rc=$?
+	log "as nobody: $rc: $out"
+	[ $rc = 0 ] && [[ $out == *'wrote "max clean_cache=1 nodes=1" to memory.reclaim'* ]] || bad=1
+	expect_tossed 1 || bad=1
+	# what memory.reclaim has no key for is refused before any write
+	out=$(cpuset-toss --memory-reclaim --free 1G job1 2>&1); rc=$?
+	log "--free: $rc: $out"
+	[ $rc = 64 ] || bad=1
+	chown root $CG/job1 $CG/job1/memory.reclaim $CG/job1/cgroup.procs
+	return $bad
+}
+
 test_cli_pid_range() {
 	local out rc bad=0 p pid
 	fill || return 1
@@ -194,6 +219,7 @@ tests_cli() {
 	t cpuset-toss-json test_cli_json
 	t cpuset-toss-pid test_cli_pid
 	t cpuset-toss-errors test_cli_errors
+	t cpuset-toss-memory-reclaim test_cli_memory_reclaim
 	t cpuset-toss-pid-range test_cli_pid_range
 	t cpuset-toss-json-errors test_cli_json_errors
 	t cgset-v2 test_cgset
