@@ -187,9 +187,8 @@ static const struct {
 static int slice_cgroup(const char *slice, struct toss_cgroup *cg, char *err,
 			size_t errlen)
 {
-	struct toss_cgroup self;
 	struct toss_nodes own;
-	char rel[PATH_MAX], *base;
+	char self[PATH_MAX], rel[PATH_MAX], *base;
 	size_t l = strlen(slice);
 	int ret, node, empty = 1;
 
@@ -201,17 +200,18 @@ static int slice_cgroup(const char *slice, struct toss_cgroup *cg, char *err,
 		snprintf(err, errlen, "--slice -.slice: the root slice is every node's: refused");
 		return -TOSS_EREFUSED;
 	}
-	ret = toss_cgroup_from_pid(0, &self, err, errlen);
+	/* Its own cgroup need not have the cpuset controller: the slice's. */
+	ret = toss_cgroup_rel_of_pid(0, self, sizeof(self), err, errlen);
 	if (ret)
 		return ret;
-	snprintf(rel, sizeof(rel), "%s", self.rel);
+	snprintf(rel, sizeof(rel), "%s", self);
 	base = strrchr(rel, '/');
 	if (base)
 		*base = '\0';	/* the parent */
 	base = strrchr(rel, '/');
 	if (!base || strcmp(base + 1, slice)) {
 		snprintf(err, errlen, "--slice %s: this process runs in %s, not in a cgroup of that slice: refused",
-			 slice, self.rel);
+			 slice, self);
 		return base && !base[1] ? -TOSS_EREFUSED : -TOSS_ENOCGROUP;
 	}
 	ret = toss_cgroup_from_path(rel, cg, err, errlen);
@@ -408,7 +408,7 @@ int main(int argc, char **argv)
 		return fail(json, -TOSS_EUSAGE,
 			    "--memory-reclaim: memory.reclaim is a cgroup v2 file");
 	t0 = now_us();
-	ret = toss_write_file(&cg, file, req);
+	ret = toss_write_file(&cg, reclaim ? file : NULL, req);
 	t1 = now_us();
 
 	for (node = 0; node < TOSS_MAX_NODES; node++)

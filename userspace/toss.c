@@ -240,7 +240,29 @@ int toss_cgroup_from_path(const char *path, struct toss_cgroup *cg,
 int toss_cgroup_from_pid(pid_t pid, struct toss_cgroup *cg,
 			 char *err, size_t errlen)
 {
-	char path[64], line[PATH_MAX + 128], mnt[PATH_MAX], rel[PATH_MAX] = "";
+	char rel[PATH_MAX];
+	int ret;
+
+	ret = toss_cgroup_rel_of_pid(pid, rel, sizeof(rel), err, errlen);
+	return ret ? ret : set_cgroup(cg, rel, err, errlen);
+}
+
+/**
+ * toss_cgroup_rel_of_pid() - the path of a process's cpuset cgroup
+ * @pid: the process, 0 for the caller
+ * @rel: its path relative to the hierarchy's root ("/job.slice/x.service")
+ * @len: the size of @rel
+ * @err: a message on failure
+ * @errlen: its size
+ *
+ * Unlike toss_cgroup_from_pid(), the cgroup need not have the cpuset
+ * controller enabled (a service inside a slice that has it).
+ *
+ * Return: 0 or a negative error.
+ */
+int toss_cgroup_rel_of_pid(pid_t pid, char *rel, size_t len, char *err, size_t errlen)
+{
+	char path[64], line[PATH_MAX + 128], mnt[PATH_MAX];
 	int v1, np, ret, found = 0;
 	long long pid_max = 4194304;
 	FILE *f;
@@ -287,15 +309,18 @@ int toss_cgroup_from_pid(pid_t pid, struct toss_cgroup *cg,
 		} else if (!strcmp(line, "0") && c1[1] == '\0') {	/* "0::" */
 			found = 1;
 		}
-		if (found)
-			snprintf(rel, sizeof(rel), "%s", c2 + 1);
+		if (found && snprintf(rel, len, "%s", c2 + 1) >= (int)len) {
+			fclose(f);
+			seterr(err, errlen, "cgroup path too long");
+			return -ENAMETOOLONG;
+		}
 	}
 	fclose(f);
 	if (!found) {
 		seterr(err, errlen, "process %d is in no cpuset cgroup", (int)pid);
 		return -TOSS_ENOCGROUP;
 	}
-	return set_cgroup(cg, rel, err, errlen);
+	return 0;
 }
 
 /**
@@ -322,13 +347,14 @@ int toss_cgroup_is_shared(const struct toss_cgroup *cg)
  */
 int toss_write(const struct toss_cgroup *cg, const char *request)
 {
-	return toss_write_file(cg, TOSS_FILE, request);
+	return toss_write_file(cg, NULL, request);
 }
 
 /**
  * toss_write_file() - write a request to one file of a cgroup
  * @cg: the cgroup
- * @file: the file's name: TOSS_FILE, or "memory.reclaim"
+ * @file: the file's whole name ("memory.reclaim"); NULL for the cpuset's
+ *	toss file, whatever its prefix on this hierarchy
  * @request: the request, one line without its newline
  *
  * Return: 0, -TOSS_ENOFILE when the cgroup has no such file, or the
@@ -343,7 +369,10 @@ int toss_write_file(const struct toss_cgroup *cg, const char *file, const char *
 
 	if (!len || len >= TOSS_REQ_MAX || strchr(request, '\n'))
 		return -EINVAL;
-	cg_file(cg, file, path, sizeof(path));
+	if (file)
+		snprintf(path, sizeof(path), "%s/%s", cg->dir, file);
+	else
+		cg_file(cg, TOSS_FILE, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -TOSS_ENOFILE : -errno;

@@ -80,6 +80,7 @@ int toss_cgroup_from_unit(const char *unit, struct toss_cgroup *cg,
  * cgroup's cpuset.memory_toss_cache; returns 0 or -errno of the write
  * (-TOSS_ENOFILE when the file does not exist).
   */
+int toss_cgroup_rel_of_pid(pid_t pid, char *rel, size_t len, char *err, size_t errlen);
 int toss_write(const struct toss_cgroup *cg, const char *request);
 int toss_write_file(const struct toss_cgroup *cg, const char *file, const char *request);
 

@@ -20,7 +20,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 gcc -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-I"$src" $(pkg-config --cflags jansson hwloc libsystemd) \
-	-Wl,--wrap=toss_cgroup_from_pid,--wrap=toss_cgroup_from_path \
+	-Wl,--wrap=toss_cgroup_rel_of_pid,--wrap=toss_cgroup_from_path \
 	-o "$tmp/cpuset-toss" "$src/cpuset-toss.c" "$src/toss-unit.c" "$src/toss.c" \
 	"$here/test-slice-wrap.c" $(pkg-config --libs jansson hwloc libsystemd) || exit 1
 
