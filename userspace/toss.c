@@ -1251,6 +1251,30 @@ void toss_state_unlock(int dirfd, const char *name, int fd)
 }
 
 /**
+ * toss_state_once() - is this the first time since boot for @name
+ * @name: a marker file of the state directory
+ *
+ * Return: 1 if the marker was made now or cannot be made, 0 if it was
+ * there.
+ */
+int toss_state_once(const char *name)
+{
+	char err[256];
+	int dirfd, fd, ret = 1;
+
+	dirfd = toss_state_dir(err, sizeof(err));
+	if (dirfd < 0)
+		return 1;
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	else if (errno == EEXIST)
+		ret = 0;
+	close(dirfd);
+	return ret;
+}
+
+/**
  * toss_log_escape() - a string with its control characters as \xHH
  * @s: the string
  * @buf: the result, truncated to fit

@@ -221,6 +221,12 @@ int toss_lock_until(int fd, long long deadline_ms);
 int toss_state_lock(int dirfd, const char *name, long long deadline_ms,
 		    char *err, size_t errlen);
 void toss_state_unlock(int dirfd, const char *name, int fd);
+/*
+ * toss_state_once(): 1 the first time it is called with @name since the
+ * state directory was made (at boot: it is on /run), then 0; 1 also when
+ * the directory cannot be used (a log line too many, never one too few).
+ */
+int toss_state_once(const char *name);
 
 /*
  * A string as it may go to a log: bytes below 0x20, 0x7f and the C1

@@ -29,7 +29,9 @@ fresh() {	# fresh [spec]: a bundle with that config.json, mode 0640
 	rm -rf "$B" && mkdir -p "$B" && printf '%s\n' "${1:-$SPEC}" > "$B/config.json" &&
 		chmod 0640 "$B/config.json"
 }
-ann() { jq -r '.annotations["cpuset.memory_toss_cache"] // "none"' "$B/config.json"; }
+# the annotation the wrapper adds (and 1.0's key, which a bundle may have)
+ann() { jq -r '.annotations["io.github.cpuset-toss.request"] // "none"' "$B/config.json"; }
+ann_old() { jq -r '.annotations["cpuset.memory_toss_cache"] // "none"' "$B/config.json"; }
 nhooks() { jq "[.hooks.createRuntime[]? | select(.path == \"$HOOK\")] | length" "$B/config.json"; }
 # run <expected exit> <args...>: the wrapper, with nothing on stdout or stderr
 run() {
@@ -65,11 +67,16 @@ run 3 "$@"
 [ "$(nhooks)" = 1 ] || fail "second create: $(nhooks) hooks"
 
 # the bundle's own annotation is kept; runtimeArgs come first and go
-fresh "$(printf '%s' "$SPEC" | jq -c '.annotations = {"cpuset.memory_toss_cache": "512M", "x": "y"}')"
+fresh "$(printf '%s' "$SPEC" | jq -c '.annotations = {"io.github.cpuset-toss.request": "512M", "x": "y"}')"
 run 3 --toss=max --toss-runtime="$tmp/fakerunc" create -b "$B" c2
 passed create -b "$B" c2
 [ "$(ann)" = 512M ] || fail "own annotation: $(ann)"
 [ "$(jq -r .annotations.x "$B/config.json")" = y ] || fail "other annotations lost"
+# ... also under 1.0's key (deprecated): kept, no second request added
+fresh "$(printf '%s' "$SPEC" | jq -c '.annotations = {"cpuset.memory_toss_cache": "256M"}')"
+run 3 --toss=max create -b "$B" c2
+[ "$(ann_old)" = 256M ] && [ "$(ann)" = none ] && [ "$(nhooks)" = 1 ] ||
+	fail "1.0's key: kept $(ann_old), added $(ann), $(nhooks) hooks"
 
 # --toss=1:free=2G is "1 free=2G"; flags after the id, --bundle=
 fresh
@@ -108,6 +115,7 @@ for args in "state c1" "--root create state c1" "start c1" "delete --force c1" \
 done
 for bad in '{"ociVersion":' '[1,2]' '{"annotations":[]}' '{"hooks":{"createRuntime":{}}}' \
 	'{"annotations":{"cpuset.memory_toss_cache":7}}' \
+	'{"annotations":{"io.github.cpuset-toss.request":7}}' \
 	'{"x":"@cpuset-toss-runc:number:0","y":18446744073709551615}'; do
 	fresh "$bad"
 	cp "$B/config.json" "$tmp/orig"
