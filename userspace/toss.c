@@ -704,6 +704,20 @@ int toss_node_file_bytes(int node, unsigned long long *bytes)
 }
 
 /**
+ * toss_has_file() - does the cgroup have cpuset.memory_toss_cache
+ * @cg: the cgroup
+ *
+ * Return: 1, or 0 when it is absent (a kernel without the series).
+ */
+int toss_has_file(const struct toss_cgroup *cg)
+{
+	char path[PATH_MAX + 64];
+
+	cg_file(cg, TOSS_FILE, path, sizeof(path));
+	return access(path, F_OK) == 0 || errno != ENOENT;
+}
+
+/**
  * toss_stat_value() - one value of cpuset.memory_toss_cache.stat
  * @cg: the cgroup
  * @key: the key, e.g. "tosses"

@@ -120,6 +120,9 @@ int toss_online_cpus(void);
 /* FilePages of a node in bytes (/sys/devices/system/node/nodeN/meminfo). */
 int toss_node_file_bytes(int node, unsigned long long *bytes);
 
+/* Does the kernel give the cgroup a cpuset.memory_toss_cache? 1 or 0. */
+int toss_has_file(const struct toss_cgroup *cg);
+
 /* One cgroup's cpuset.memory_toss_cache.stat value ("tosses", ...). */
 int toss_stat_value(const struct toss_cgroup *cg, const char *key,
 		    long long *val);
