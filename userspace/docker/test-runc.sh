@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# test-runc.sh <build/userspace> <scratch>: cpuset-toss-runc on the host,
+# test-runc.sh <build/userspace or dir> <scratch>: cpuset-toss-runc on the host,
 # built with ASan and UBSan, in front of a fake runc that records its
 # arguments: what it does to config.json for each way runc is called
 # (Docker's, containerd's, by hand), what it leaves alone, what it passes.
+# INSTALLED=1: the wrapper installed in <dir> instead (autopkgtest:
+# debian/tests/control), its runc given by --toss-runtime.
 set -u
 u=$(cd "$(dirname "$0")" && pwd)
 tmp=$(cd "$2" && pwd)
@@ -17,9 +19,17 @@ printf '%s\n' "\$0" "\$@" > "$tmp/args"
 exit 3
 EOF
 chmod 0755 "$tmp/fakerunc"
-gcc -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-I"$u/.." $(pkg-config --cflags jansson) -DCPUSET_TOSS_RUNC="\"$tmp/fakerunc\"" \
-	-o "$W" "$u/cpuset-toss-runc.c" $(pkg-config --libs jansson) || exit 1
+if [ -n "${INSTALLED:-}" ]; then
+	# the installed wrapper in $1 (autopkgtest): the fake runc is its
+	# --toss-runtime, an option of its own, so it goes first
+	[ -x "$1/cpuset-toss-runc" ] || { echo "no $1/cpuset-toss-runc"; exit 1; }
+	printf '#!/bin/sh\nexec %s/cpuset-toss-runc --toss-runtime=%s "$@"\n' "$1" "$tmp/fakerunc" > "$W"
+	chmod 0755 "$W"
+else
+	gcc -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-I"$u/.." $(pkg-config --cflags jansson) -DCPUSET_TOSS_RUNC="\"$tmp/fakerunc\"" \
+		-o "$W" "$u/cpuset-toss-runc.c" $(pkg-config --libs jansson) || exit 1
+fi
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
