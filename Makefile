@@ -88,7 +88,7 @@ endif
 .PHONY: all help deps base tree kernel kernel-baseline kernel-bench kernel-soak soak bench tests \
 	initramfs demo \
 	check check-toss check-kunit check-upstream check-configs check-integration tools-img vm-run \
-	vm-run-baseline userspace install uninstall debs debian-img patches kernel-debs kernel-debs-boot \
+	vm-run-baseline userspace install uninstall debs dist-userspace debian-img patches kernel-debs kernel-debs-boot \
 	checkpatch lint check-series check-base check-docs check-doc-text clean distclean
 
 all: deps kernel initramfs demo
@@ -142,6 +142,8 @@ help:
 	@echo '  make uninstall       remove what make install put there (not /etc)'
 	@echo '  make debs            the Debian packages of them (debian/), built out of tree,'
 	@echo '                       lintian clean: build/debs/*.deb'
+	@echo '  make dist-userspace  the source of the userspace alone, with debian/:'
+	@echo '                       build/dist-userspace/cpuset-toss-<version>{,.tar.xz}'
 	@echo '  make debian-img      the Debian 12 VM image with those packages installed by apt'
 	@echo '                       (build/debian.img)'
 	@echo '  make tools-img       the VM disk with fio and stress-ng (build/tools.img)'
@@ -276,6 +278,12 @@ include $(TOP)/userspace/userspace.mk
 # no error or warning.
 debs: deps
 	@$(TOP)/scripts/debs.sh $(DEBS)
+
+# The source of the userspace alone (userspace/, debian/, the licenses, a
+# Makefile of its own): build/dist-userspace/cpuset-toss-<version>/ and
+# its .tar.xz; dpkg-buildpackage there builds the same three packages.
+dist-userspace:
+	@$(TOP)/scripts/dist-userspace.sh $(BUILD)/dist-userspace
 
 # The Debian 12 image of `make vm-run IMAGE=debian`: mmdebstrap's tree
 # (cached outside the clone) with the packages of `make debs` installed by
