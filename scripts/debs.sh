@@ -5,13 +5,16 @@
 # out of tree and checked with lintian.
 #
 # The working tree, less build/ and .git, is copied to
-# <outdir>/cpuset-toss-<version>/ and built there with
+# <outdir>/cpuset-toss-<version>/, debian/identity applied to it
+# (scripts/set-identity.sh), and built there with
 # `dpkg-buildpackage -us -uc -b` (binary packages only; debian/rules runs
 # the Makefile's userspace and install targets), so the source tree and its
 # build/ stay as they are.  The .debs, .buildinfo and .changes land in
 # <outdir>.  Then lintian checks them (the .changes: every .deb and the
 # .buildinfo); any error or warning fails.  Overrides, each with its
-# reason, are in debian/*.lintian-overrides.
+# reason, are in debian/*.lintian-overrides.  Then scripts/test-debs.sh
+# checks the Slurm dependency, the unit and tmpfiles.d paths and the
+# Maintainer.
 # Nothing is rebuilt while the packaged inputs (the Makefile, userspace/,
 # debian/, this script) and the build tools' versions are the same.
 set -euo pipefail
@@ -24,7 +27,8 @@ ver=$(dpkg-parsechangelog -l "$here/debian/changelog" -SVersion)
 arch=$(dpkg --print-architecture)
 tree=$out/$src-$ver
 
-key=$( (cd "$here" && find Makefile BASE userspace debian scripts/debs.sh -type f -print0 |
+key=$( (cd "$here" && find Makefile BASE userspace debian scripts/debs.sh scripts/set-identity.sh \
+	scripts/test-debs.sh -type f -print0 |
 	sort -z | xargs -0 sha256sum; dpkg-query -W debhelper lintian dpkg-dev gcc libc6-dev \
 	libslurm-dev libjansson-dev libhwloc-dev libsystemd-dev) | sha256sum | cut -c1-16)
 if [ "$(cat "$out/key" 2>/dev/null)" = "$key" ] && ls "$out"/*.deb > /dev/null 2>&1; then
@@ -35,6 +39,8 @@ rm -f "$out/key"
 t0=$(date +%s)
 rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
 rsync -a --delete --exclude=/build/ --exclude=/.git/ --exclude=/.git "$here/" "$tree/"
+# the maintainer and copyright holders of debian/identity
+"$here/scripts/set-identity.sh" "$tree"
 echo "debs: dpkg-buildpackage -us -uc -b in $tree (log: $out/build.log)"
 if ! (cd "$tree" && dpkg-buildpackage -us -uc -b) > "$out/build.log" 2>&1; then
 	tail -40 "$out/build.log" >&2
@@ -56,4 +62,5 @@ if ! lintian --fail-on error,warning --display-info --pedantic "$changes" > "$ou
 fi
 grep -v 'running with root privileges' "$out/lintian.log" || true
 echo "debs: lintian clean (no error or warning) in $(( $(date +%s) - t1 )) s"
+"$here/scripts/test-debs.sh" "$out"
 echo "$key" > "$out/key"

@@ -2,8 +2,10 @@
 /*
  * cpuset-toss-oci-hook(8): an OCI runtime hook (createRuntime) that tosses
  * the page cache of a container's own NUMA nodes when its annotation
- * "cpuset.memory_toss_cache" asks, as far as the site's policy allows
- * (cpuset-toss.conf(5), section [oci-hook]).
+ * "io.github.cpuset-toss.request" (or, deprecated, the 1.0 key
+ * "cpuset.memory_toss_cache") asks, as far as the site's policy allows
+ * (cpuset-toss.conf(5), section [oci-hook]).  A pod's sandbox container
+ * (CRI-O and containerd copy the pod's annotations to it) is skipped.
  *
  * The hook runs as root for whoever set the annotation (on CRI-O, any pod
  * author), so it never gives them more than the policy: by default an
@@ -153,6 +155,13 @@ int main(void)
 	}
 	if (!st.has_request)
 		return 0;	/* not asked: nothing to do, nothing logged */
+	/* the pod's pause container has every node: nothing of its own */
+	if (st.sandbox)
+		return 0;
+	/* once until the next boot: a marker in root's state directory */
+	if (st.request_old && toss_state_once("deprecated-annotation"))
+		hlog(LOG_NOTICE, "the annotation \"%s\" is deprecated and goes in the next release: use \"%s\" (logged once until reboot)",
+		     OCI_ANNOTATION_OLD, OCI_ANNOTATION);
 
 	ret = toss_policy_load(CPUSET_TOSS_POLICY, "oci-hook", &policy, err, sizeof(err));
 	strict = policy.strict;

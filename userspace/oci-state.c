@@ -70,6 +70,14 @@ static json_t *load(const char *buf, size_t len, size_t flags, char *err, size_t
 	return root;
 }
 
+/* Does the annotation @key say "sandbox"? */
+static int is_sandbox(json_t *ann, const char *key)
+{
+	json_t *v = json_object_get(ann, key);
+
+	return json_is_string(v) && !strcmp(json_string_value(v), OCI_TYPE_SANDBOX);
+}
+
 static int get_annotation(json_t *root, struct oci_state *st, char *err, size_t errlen)
 {
 	json_t *ann = json_object_get(root, "annotations");
@@ -81,6 +89,13 @@ static int get_annotation(json_t *root, struct oci_state *st, char *err, size_t 
 		return bad(err, errlen, "\"annotations\" is not an object");
 	ret = get_string(ann, OCI_ANNOTATION, st->request, sizeof(st->request),
 			 &st->has_request, err, errlen);
+	if (!ret && !st->has_request) {
+		ret = get_string(ann, OCI_ANNOTATION_OLD, st->request, sizeof(st->request),
+				 &st->has_request, err, errlen);
+		st->request_old = st->has_request;
+	}
+	if (is_sandbox(ann, OCI_CRIO_TYPE) || is_sandbox(ann, OCI_CRI_TYPE))
+		st->sandbox = 1;
 	if (!ret && !st->pod_uid[0])
 		ret = get_string(ann, OCI_POD_UID, st->pod_uid, sizeof(st->pod_uid), &has,
 				 err, errlen);

@@ -12,7 +12,17 @@
 
 #include "toss.h"
 
-#define OCI_ANNOTATION	"cpuset.memory_toss_cache"
+/*
+ * The request: a reverse-DNS key (runtime-spec, config.md "annotations";
+ * also a valid Kubernetes annotation name).  The key of release 1.0 is
+ * read as an alias for one more release, logged as deprecated.
+ */
+#define OCI_ANNOTATION		"io.github.cpuset-toss.request"
+#define OCI_ANNOTATION_OLD	"cpuset.memory_toss_cache"
+/* A pod's sandbox (pause, infra) container: CRI-O's and containerd's CRI. */
+#define OCI_CRIO_TYPE		"io.kubernetes.cri-o.ContainerType"
+#define OCI_CRI_TYPE		"io.kubernetes.cri.container-type"
+#define OCI_TYPE_SANDBOX	"sandbox"
 #define OCI_POD_UID	"io.kubernetes.pod.uid"	/* CRI-O's, from the kubelet */
 #define OCI_STATE_MAX	(8 << 20)	/* bytes of state or config.json */
 
@@ -21,7 +31,9 @@ struct oci_state {
 	pid_t pid;			/* 1..INT_MAX, 0 if none */
 	char bundle[PATH_MAX];		/* "" if none */
 	int has_request;		/* the annotation is there */
+	int request_old;		/* ... under OCI_ANNOTATION_OLD */
 	char request[TOSS_REQ_MAX];	/* its value */
+	int sandbox;			/* a pod's sandbox container */
 	int has_cgroups_path;		/* config.json: linux.cgroupsPath */
 	char cgroups_path[PATH_MAX];
 	char pod_uid[128];		/* OCI_POD_UID, "" if none */
@@ -30,7 +42,9 @@ struct oci_state {
 /*
  * oci_state_parse(): the state JSON (an object; duplicate keys, a
  * non-integer or out-of-range pid, a non-string annotation, a value too
- * long or holding a NUL or a newline are errors).  oci_config_parse(): the
+ * long or holding a NUL or a newline are errors).  The request is
+ * OCI_ANNOTATION's, else OCI_ANNOTATION_OLD's (request_old set); sandbox
+ * is set when OCI_CRIO_TYPE or OCI_CRI_TYPE is "sandbox".  oci_config_parse(): the
  * annotation (when the state has none: runtimes before runtime-spec
  * 1.0.2) and linux.cgroupsPath from config.json.  Return: 0 or -EINVAL
  * with a message in err.

@@ -59,9 +59,12 @@ export FAKE_CG_DIR="$cg"
 # a pod's cgroup as the kubelet's systemd driver names it (pod 0a1b-2c3d)
 podcg=/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod0a1b_2c3d.slice
 policy() { printf '%s\n' "$@" > "$tmp/policy"; chmod 0644 "$tmp/policy"; }
+# the request's key ($KEY: another one), more annotations in $EXTRA
+KEY=io.github.cpuset-toss.request
+EXTRA=
 state() {	# state ID ANNOTATION [POD-UID]
-	printf '{"ociVersion":"1.0.2","id":"%s","status":"created","pid":%d,"annotations":{"cpuset.memory_toss_cache":"%s"%s}}' \
-		"$1" $$ "$2" "${3:+,\"io.kubernetes.pod.uid\":\"$3\"}"
+	printf '{"ociVersion":"1.0.2","id":"%s","status":"created","pid":%d,"annotations":{"%s":"%s"%s%s}}' \
+		"$1" $$ "$KEY" "$2" "${3:+,\"io.kubernetes.pod.uid\":\"$3\"}" "${EXTRA:+,$EXTRA}"
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # hook ID ANNOTATION [POD-UID]: run it (killed after 15 s: exit 124), with the
@@ -187,6 +190,48 @@ rmdir "$cg/cpuset.memory_toss_cache"
 [ "$rc" = 0 ] || fail "a failed write failed the container: exit $rc"
 hook c6 1
 [ "$wrote" = "1 nodes=1-2" ] || fail "c6 after its failed write: wrote \"$wrote\""
+rm -rf $S
+
+echo "== 1.0's key: still read, logged as deprecated once until reboot (N18)"
+policy "min_interval = 0"
+KEY=cpuset.memory_toss_cache
+hook c10 1
+[ "$rc" = 0 ] && [ "$wrote" = "1 nodes=1-2" ] || fail "1.0's key: exit $rc, wrote \"$wrote\""
+grep -q 'annotation "cpuset.memory_toss_cache" is deprecated.*io.github.cpuset-toss.request' "$tmp/log" ||
+	fail "1.0's key: no deprecation line"
+[ "$(stat -c "%a %u %F" $S/deprecated-annotation 2>&1)" = "600 0 regular empty file" ] ||
+	fail "the marker: $(stat -c '%a %u %F' $S/deprecated-annotation 2>&1)"
+hook c11 1
+[ "$wrote" = "1 nodes=1-2" ] || fail "1.0's key, again: wrote \"$wrote\""
+! grep -q deprecated "$tmp/log" || fail "the deprecation logged twice"
+# both keys: the new one wins
+KEY=io.github.cpuset-toss.request
+EXTRA='"cpuset.memory_toss_cache":"max"'
+hook c12 512M
+[ "$wrote" = "512M nodes=1-2" ] || fail "both keys: wrote \"$wrote\""
+EXTRA=
+rm -rf $S
+
+echo "== a pod's sandbox (pause) container: skipped, nothing logged (N18)"
+policy "min_interval = 0"
+for KEY in io.github.cpuset-toss.request cpuset.memory_toss_cache; do
+	for t in '"io.kubernetes.cri-o.ContainerType":"sandbox"' \
+		'"io.kubernetes.cri.container-type":"sandbox"'; do
+		EXTRA=$t
+		hook s1 1 0a1b-2c3d
+		[ "$rc" = 0 ] && [ -z "$wrote" ] && [ ! -s "$tmp/log" ] ||
+			fail "sandbox ($KEY, $t): exit $rc, wrote \"$wrote\", $(wc -l < "$tmp/log") log lines"
+	done
+done
+KEY=io.github.cpuset-toss.request
+# the pod's containers: tossed
+for t in '"io.kubernetes.cri-o.ContainerType":"container"' \
+	'"io.kubernetes.cri.container-type":"container"'; do
+	EXTRA=$t
+	hook s2 1 0a1b-2c3d
+	[ "$wrote" = "1 nodes=1-2" ] || fail "container ($t): wrote \"$wrote\""
+done
+EXTRA=
 rm -rf $S
 
 echo "== control characters never reach the log (N7)"

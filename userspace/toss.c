@@ -747,6 +747,20 @@ int toss_node_file_bytes(int node, unsigned long long *bytes)
 }
 
 /**
+ * toss_has_file() - does the cgroup have cpuset.memory_toss_cache
+ * @cg: the cgroup
+ *
+ * Return: 1, or 0 when it is absent (a kernel without the series).
+ */
+int toss_has_file(const struct toss_cgroup *cg)
+{
+	char path[PATH_MAX + 64];
+
+	cg_file(cg, TOSS_FILE, path, sizeof(path));
+	return access(path, F_OK) == 0 || errno != ENOENT;
+}
+
+/**
  * toss_stat_value() - one value of cpuset.memory_toss_cache.stat
  * @cg: the cgroup
  * @key: the key, e.g. "tosses"
@@ -1291,6 +1305,30 @@ void toss_state_unlock(int dirfd, const char *name, int fd)
 		return;
 	unlinkat(dirfd, name, 0);
 	close(fd);
+}
+
+/**
+ * toss_state_once() - is this the first time since boot for @name
+ * @name: a marker file of the state directory
+ *
+ * Return: 1 if the marker was made now or cannot be made, 0 if it was
+ * there.
+ */
+int toss_state_once(const char *name)
+{
+	char err[256];
+	int dirfd, fd, ret = 1;
+
+	dirfd = toss_state_dir(err, sizeof(err));
+	if (dirfd < 0)
+		return 1;
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	else if (errno == EEXIST)
+		ret = 0;
+	close(dirfd);
+	return ret;
 }
 
 /**

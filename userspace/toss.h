@@ -122,6 +122,9 @@ int toss_online_cpus(void);
 /* FilePages of a node in bytes (/sys/devices/system/node/nodeN/meminfo). */
 int toss_node_file_bytes(int node, unsigned long long *bytes);
 
+/* Does the kernel give the cgroup a cpuset.memory_toss_cache? 1 or 0. */
+int toss_has_file(const struct toss_cgroup *cg);
+
 /* One cgroup's cpuset.memory_toss_cache.stat value ("tosses", ...). */
 int toss_stat_value(const struct toss_cgroup *cg, const char *key,
 		    long long *val);
@@ -223,6 +226,12 @@ int toss_lock_until(int fd, long long deadline_ms);
 int toss_state_lock(int dirfd, const char *name, long long deadline_ms,
 		    char *err, size_t errlen);
 void toss_state_unlock(int dirfd, const char *name, int fd);
+/*
+ * toss_state_once(): 1 the first time it is called with @name since the
+ * state directory was made (at boot: it is on /run), then 0; 1 also when
+ * the directory cannot be used (a log line too many, never one too few).
+ */
+int toss_state_once(const char *name);
 
 /*
  * A string as it may go to a log: bytes below 0x20, 0x7f and the C1

@@ -7,7 +7,8 @@
  * --runtime=runc-toss --cpuset-mems=1 --cpuset-cpus=1 ...
  *
  * On "create" (and "run"), it adds to <bundle>/config.json the annotation
- * "cpuset.memory_toss_cache" (unless the bundle has one) and a
+ * "io.github.cpuset-toss.request" (unless the bundle has it or the
+ * deprecated "cpuset.memory_toss_cache") and a
  * createRuntime hook running cpuset-toss-oci-hook(8), which does the toss
  * as the site's policy allows (cpuset-toss.conf(5), [oci-hook]).  The
  * new config.json replaces the old one by rename(2).  Then, for every
@@ -50,7 +51,8 @@
 #ifndef CPUSET_TOSS_HOOK
 #define CPUSET_TOSS_HOOK "/usr/libexec/cpuset-toss/cpuset-toss-oci-hook"
 #endif
-#define ANNOTATION	"cpuset.memory_toss_cache"
+#define ANNOTATION	"io.github.cpuset-toss.request"
+#define ANNOTATION_OLD	"cpuset.memory_toss_cache"	/* 1.0's, deprecated */
 #define HOOK_TIMEOUT	30	/* as the hooks.d file's; the hook gives up first */
 #define WHAT_MAX	1023	/* the kernel's request limit, less the NUL */
 
@@ -184,6 +186,10 @@ static int add_toss(json_t *spec, const char *what)
 	if (!json_is_object(spec) || !(ann = member(spec, "annotations", 0)))
 		return -1;
 	cur = json_object_get(ann, ANNOTATION);
+	if (json_is_null(cur))
+		cur = NULL;
+	if (!cur)
+		cur = json_object_get(ann, ANNOTATION_OLD);
 	if (json_is_null(cur))
 		cur = NULL;
 	if (cur && !json_is_string(cur))

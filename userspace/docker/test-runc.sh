@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# test-runc.sh <build/userspace> <scratch>: cpuset-toss-runc on the host,
+# test-runc.sh <build/userspace or dir> <scratch>: cpuset-toss-runc on the host,
 # built with ASan and UBSan, in front of a fake runc that records its
 # arguments: what it does to config.json for each way runc is called
 # (Docker's, containerd's, by hand), what it leaves alone, what it passes.
+# INSTALLED=1: the wrapper installed in <dir> instead (autopkgtest:
+# debian/tests/control), its runc given by --toss-runtime.
 set -u
 u=$(cd "$(dirname "$0")" && pwd)
 tmp=$(cd "$2" && pwd)
@@ -17,9 +19,17 @@ printf '%s\n' "\$0" "\$@" > "$tmp/args"
 exit 3
 EOF
 chmod 0755 "$tmp/fakerunc"
-gcc -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-I"$u/.." $(pkg-config --cflags jansson) -DCPUSET_TOSS_RUNC="\"$tmp/fakerunc\"" \
-	-o "$W" "$u/cpuset-toss-runc.c" $(pkg-config --libs jansson) || exit 1
+if [ -n "${INSTALLED:-}" ]; then
+	# the installed wrapper in $1 (autopkgtest): the fake runc is its
+	# --toss-runtime, an option of its own, so it goes first
+	[ -x "$1/cpuset-toss-runc" ] || { echo "no $1/cpuset-toss-runc"; exit 1; }
+	printf '#!/bin/sh\nexec %s/cpuset-toss-runc --toss-runtime=%s "$@"\n' "$1" "$tmp/fakerunc" > "$W"
+	chmod 0755 "$W"
+else
+	gcc -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-I"$u/.." $(pkg-config --cflags jansson) -DCPUSET_TOSS_RUNC="\"$tmp/fakerunc\"" \
+		-o "$W" "$u/cpuset-toss-runc.c" $(pkg-config --libs jansson) || exit 1
+fi
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -29,7 +39,9 @@ fresh() {	# fresh [spec]: a bundle with that config.json, mode 0640
 	rm -rf "$B" && mkdir -p "$B" && printf '%s\n' "${1:-$SPEC}" > "$B/config.json" &&
 		chmod 0640 "$B/config.json"
 }
-ann() { jq -r '.annotations["cpuset.memory_toss_cache"] // "none"' "$B/config.json"; }
+# the annotation the wrapper adds (and 1.0's key, which a bundle may have)
+ann() { jq -r '.annotations["io.github.cpuset-toss.request"] // "none"' "$B/config.json"; }
+ann_old() { jq -r '.annotations["cpuset.memory_toss_cache"] // "none"' "$B/config.json"; }
 nhooks() { jq "[.hooks.createRuntime[]? | select(.path == \"$HOOK\")] | length" "$B/config.json"; }
 # run <expected exit> <args...>: the wrapper, with nothing on stdout or stderr
 run() {
@@ -65,11 +77,16 @@ run 3 "$@"
 [ "$(nhooks)" = 1 ] || fail "second create: $(nhooks) hooks"
 
 # the bundle's own annotation is kept; runtimeArgs come first and go
-fresh "$(printf '%s' "$SPEC" | jq -c '.annotations = {"cpuset.memory_toss_cache": "512M", "x": "y"}')"
+fresh "$(printf '%s' "$SPEC" | jq -c '.annotations = {"io.github.cpuset-toss.request": "512M", "x": "y"}')"
 run 3 --toss=max --toss-runtime="$tmp/fakerunc" create -b "$B" c2
 passed create -b "$B" c2
 [ "$(ann)" = 512M ] || fail "own annotation: $(ann)"
 [ "$(jq -r .annotations.x "$B/config.json")" = y ] || fail "other annotations lost"
+# ... also under 1.0's key (deprecated): kept, no second request added
+fresh "$(printf '%s' "$SPEC" | jq -c '.annotations = {"cpuset.memory_toss_cache": "256M"}')"
+run 3 --toss=max create -b "$B" c2
+[ "$(ann_old)" = 256M ] && [ "$(ann)" = none ] && [ "$(nhooks)" = 1 ] ||
+	fail "1.0's key: kept $(ann_old), added $(ann), $(nhooks) hooks"
 
 # --toss=1:free=2G is "1 free=2G"; flags after the id, --bundle=
 fresh
@@ -108,6 +125,7 @@ for args in "state c1" "--root create state c1" "start c1" "delete --force c1" \
 done
 for bad in '{"ociVersion":' '[1,2]' '{"annotations":[]}' '{"hooks":{"createRuntime":{}}}' \
 	'{"annotations":{"cpuset.memory_toss_cache":7}}' \
+	'{"annotations":{"io.github.cpuset-toss.request":7}}' \
 	'{"x":"@cpuset-toss-runc:number:0","y":18446744073709551615}'; do
 	fresh "$bad"
 	cp "$B/config.json" "$tmp/orig"

@@ -33,6 +33,9 @@
  *    one deadline (the policy's timeout) for the lock and the rate
  *    limit's together; a requeued job gets a new cgroup.  The extern
  *    step is skipped.
+ *  - On a kernel without cpuset.memory_toss_cache, slurmd logs so once at
+ *    info when it loads the plugin; a step then only logs at debug, so no
+ *    job gets an error line for it.
  *
  * Only the SPANK symbols are exported (-fvisibility=hidden, and the
  * pragma below).
@@ -277,6 +280,12 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 			    jobid, err, toss_strerror(ret), what);
 		return;
 	}
+	/* slurmd said so once, at info (kernel_check()) */
+	if (!toss_has_file(&cg)) {
+		slurm_debug(PFX "job %u: %s; request \"%s\" not written",
+			    jobid, toss_strerror(-TOSS_ENOFILE), what);
+		return;
+	}
 	/*
 	 * One deadline for the whole decision: the job's lock (another step
 	 * of the job tossing) and, in toss_delegated(), the rate limit's.
@@ -300,7 +309,7 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 	}
 	ret = toss_stat_value(&cg, "tosses", &tosses);
 	if (ret) {
-		slurm_error(PFX "job %u: cgroup %s: reading \"tosses\" of cpuset.memory_toss_cache.stat: %s (a kernel without the file?); request \"%s\" not written",
+		slurm_error(PFX "job %u: cgroup %s: reading \"tosses\" of cpuset.memory_toss_cache.stat: %s; request \"%s\" not written",
 			    jobid, cg.rel, toss_strerror(ret), what);
 		goto out;
 	}
@@ -380,6 +389,26 @@ out:
 	close(dirfd);
 }
 
+/*
+ * slurmd, once when it loads the plugin (the plugin stays loaded while
+ * slurmd runs): a kernel without the file is said once, at info, in
+ * slurmd's log, not as an error in every job that asks.
+ */
+static void kernel_check(void)
+{
+	struct toss_cgroup root;
+	char err[512];
+	int ret;
+
+	ret = toss_cgroup_from_path("/", &root, err, sizeof(err));
+	if (ret)
+		slurm_info(PFX "no cpuset hierarchy: %s: --toss-cache does nothing on this machine",
+			   err[0] ? err : toss_strerror(ret));
+	else if (!toss_has_file(&root))
+		slurm_info(PFX "%s: --toss-cache does nothing on this machine",
+			   toss_strerror(-TOSS_ENOFILE));
+}
+
 #pragma GCC visibility push(default)
 
 /* Every context: register the option, read the plugstack.conf arguments. */
@@ -395,6 +424,8 @@ int slurm_spank_init(spank_t sp, int ac, char *av[])
 		if (spank_option_register(sp, &toss_opt) != ESPANK_SUCCESS)
 			slurm_error(PFX "cannot register --%s", toss_opt.name);
 	}
+	if (ctx == S_CTX_SLURMD)
+		kernel_check();
 	for (i = 0; i < ac; i++) {
 		if (!strncmp(av[i], "default=", 8)) {
 			if (what_copy(av[i] + 8, site_what, sizeof(site_what),

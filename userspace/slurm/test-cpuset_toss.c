@@ -41,7 +41,7 @@ static char logbuf[65536];
 
 /* The SPANK API, stubbed. */
 static spank_context_t fake_ctx = S_CTX_REMOTE;
-static int fake_task, fake_has_opt, fake_reg, logged_errors;
+static int fake_task, fake_has_opt, fake_reg, logged_errors, logged_infos;
 static uint32_t fake_job = 42, fake_step, fake_uid = 1000;
 static uint16_t fake_ncpus = 1;
 static char *fake_optarg, *fake_cores;
@@ -63,6 +63,7 @@ void name(const char *fmt, ...)						\
 	va_list ap;							\
 									\
 	logged_errors += count;						\
+	logged_infos += !strcmp(lvl, "info");				\
 	va_start(ap, fmt);						\
 	vlog(lvl, fmt, ap);						\
 	va_end(ap);							\
@@ -282,6 +283,7 @@ static void reset_job(const char *site)
 	fake_env[0] = '\0';
 	logbuf[0] = '\0';
 	logged_errors = 0;
+	logged_infos = 0;
 	set_cpus("1,3");
 	put("jobcg/cpuset.mems.effective", "0-3\n");
 	put("jobcg/cpuset.memory_toss_cache", "");
@@ -431,8 +433,19 @@ int main(void)
 	CHECK(fake_reg == 1 && !logged_errors);	/* quiet in srun */
 	fake_ctx = S_CTX_SLURMD;
 	fake_reg = 0;
+	/* slurmd on a kernel without the file: once, at info (N19) */
+	logbuf[0] = '\0';
+	logged_errors = logged_infos = 0;
 	CHECK(slurm_spank_init(NULL, 1, av_one) == ESPANK_SUCCESS);
 	CHECK(fake_reg == 0);
+	CHECK(!logged_errors && logged_infos == 1 &&
+	      LOGGED("this kernel has no cpuset.memory_toss_cache"));
+	/* with the file: nothing */
+	put("root/cpuset.memory_toss_cache", "");
+	logbuf[0] = '\0';
+	logged_infos = 0;
+	CHECK(slurm_spank_init(NULL, 1, av_one) == ESPANK_SUCCESS);
+	CHECK(!logged_errors && !logged_infos && !logbuf[0]);
 	fake_ctx = S_CTX_REMOTE;
 	CHECK(slurm_spank_init(NULL, 2, av_ok) == ESPANK_SUCCESS);
 	CHECK(site_set && !strcmp(site_what, "1 free=2G"));
@@ -539,13 +552,30 @@ int main(void)
 	set_tosses(1);
 	CHECK(post_fork() == ESPANK_SUCCESS);
 	CHECK(!what_written()[0] && !logged_errors);
-	/* a kernel without the file: nothing written, logged */
+	/* the counter cannot be read: nothing written, an error */
 	reset_job("1");
 	snprintf(dir, sizeof(dir), "%s/jobcg/cpuset.memory_toss_cache.stat",
 		 TEST_DIR);
 	unlink(dir);
 	CHECK(post_fork() == ESPANK_SUCCESS);
 	CHECK(!what_written()[0] && logged_errors == 1);
+
+	printf("== a kernel without the file: no error, no info in the job (N19)\n");
+	{
+		int i;
+
+		for (i = 0; i < 3; i++) {
+			reset_job("1");
+			snprintf(dir, sizeof(dir), "%s/jobcg/cpuset.memory_toss_cache",
+				 TEST_DIR);
+			unlink(dir);
+			strcat(dir, ".stat");
+			unlink(dir);
+			CHECK(post_fork() == ESPANK_SUCCESS);
+			CHECK(!logged_errors && !logged_infos);
+			CHECK(LOGGED("this kernel has no cpuset.memory_toss_cache"));
+		}
+	}
 
 	printf("== a second step waits for the first one's toss\n");
 	reset_job("1");
@@ -685,14 +715,16 @@ int main(void)
 	set_policy("min_interval = 60\n");
 	CHECK(post_fork() == ESPANK_SUCCESS);
 	CHECK(!what_written()[0] && LOGGED("left alone: tossed"));
-	/* the kernel's write fails: the next job of that user tosses */
+	/* the kernel's write fails (here EISDIR): the next job of that user tosses */
 	reset_job("1");
 	set_policy("min_interval = 60\n");
 	fake_uid = 1002;
 	snprintf(dir, sizeof(dir), "%s/jobcg/cpuset.memory_toss_cache", TEST_DIR);
 	unlink(dir);
+	mkdir(dir, 0755);
 	CHECK(post_fork() == ESPANK_SUCCESS);
 	CHECK(logged_errors == 1);
+	rmdir(dir);
 	reset_job("1");
 	set_policy("min_interval = 60\n");
 	fake_uid = 1002;
@@ -735,13 +767,15 @@ int main(void)
 	CHECK(!what_written()[0]);
 
 	printf("== errors are logged, never returned\n");
-	/* no cpuset.memory_toss_cache to write */
+	/* the write fails (EISDIR) */
 	reset_job("1");
 	snprintf(dir, sizeof(dir), "%s/jobcg/cpuset.memory_toss_cache",
 		 TEST_DIR);
 	unlink(dir);
+	mkdir(dir, 0755);
 	CHECK(post_fork() == ESPANK_SUCCESS);
 	CHECK(logged_errors == 1 && LOGGED("job 42"));
+	rmdir(dir);
 	/* another job: its cgroup is not found */
 	reset_job("1");
 	fake_job = 43;

@@ -250,6 +250,11 @@ podman_run() {	# podman_run <args...>: a detached container with mems 1
 }
 
 test_podman_annotation() {
+	podman_run --annotation io.github.cpuset-toss.request=1
+}
+
+# 1.0's key, deprecated: the hooks.d file still matches it
+test_podman_annotation_old() {
 	podman_run --annotation cpuset.memory_toss_cache=1
 }
 
@@ -287,6 +292,7 @@ tests_oci() {
 	t oci-hook-fail-open test_hook_fail_open
 	t oci-hook-interval test_hook_interval
 	t podman-hooks.d-annotation test_podman_annotation
+	t podman-hooks.d-annotation-1.0 test_podman_annotation_old
 	t podman-cgroup-conf test_podman_cgroup_conf
 	t podman-no-annotation test_podman_plain
 }
