@@ -427,43 +427,39 @@ static void delay_teardown(struct delay_disk *d)
 }
 
 /*
- * Count the pages of @path by state, from kpageflags (ext4's page cache
- * has no large folios): resident, dirty, under writeback, neither.
+ * Call @fn with the kpageflags of each resident page of @path, found
+ * through a mapping of the file and pagemap (the mapping goes before the
+ * return); @present is false for a page whose frame pagemap or kpageflags
+ * did not give.  0, or -1 when the file, pagemap or kpageflags cannot be
+ * read.
  */
-static int page_states(const char *path, long *res, long *dirty, long *wb, long *clean)
+typedef void (*page_fn)(uint64_t flags, bool present, void *arg);
+
+static int walk_cached_pages(const char *path, page_fn fn, void *arg)
 {
 	long npages, i;
 	unsigned char *vec;
 	int pm, kf, ret = 0;
 	char *map;
 
-	*res = *dirty = *wb = *clean = 0;
 	if (map_cached(path, &map, &npages, &vec) || !npages)
 		return -1;
 	pm = open("/proc/self/pagemap", O_RDONLY);
 	kf = open("/proc/kpageflags", O_RDONLY);
-	for (i = 0; pm >= 0 && kf >= 0 && i < npages; i++) {
+	if (pm < 0 || kf < 0)
+		ret = -1;
+	for (i = 0; !ret && i < npages; i++) {
 		uint64_t ent, flags;
+		bool present;
 
 		if (!(vec[i] & 1))
 			continue;
 		sink += map[i * page_size];
-		if (pread(pm, &ent, sizeof(ent), ((uintptr_t)map / page_size + i) * 8) != 8 ||
-		    !(ent >> 63) ||
-		    pread(kf, &flags, sizeof(flags), (ent & ((1ULL << 55) - 1)) * 8) != 8) {
-			ret = -1;
-			break;
-		}
-		(*res)++;
-		if (flags & 1ULL << KPF_WRITEBACK)
-			(*wb)++;
-		else if (flags & 1ULL << KPF_DIRTY)
-			(*dirty)++;
-		else
-			(*clean)++;
+		present = pread(pm, &ent, sizeof(ent), ((uintptr_t)map / page_size + i) * 8) == 8 &&
+			  ent >> 63 &&
+			  pread(kf, &flags, sizeof(flags), (ent & ((1ULL << 55) - 1)) * 8) == 8;
+		fn(present ? flags : 0, present, arg);
 	}
-	if (pm < 0 || kf < 0)
-		ret = -1;
 	if (pm >= 0)
 		close(pm);
 	if (kf >= 0)
@@ -471,6 +467,46 @@ static int page_states(const char *path, long *res, long *dirty, long *wb, long 
 	free(vec);
 	munmap(map, npages * page_size);
 	return ret;
+}
+
+/* The pages of a file by state: resident, dirty, under writeback, neither. */
+struct page_states {
+	long res, dirty, wb, clean;
+	bool missing;		/* a resident page without its flags */
+};
+
+static void count_state(uint64_t flags, bool present, void *arg)
+{
+	struct page_states *st = arg;
+
+	if (!present) {
+		st->missing = true;
+		return;
+	}
+	st->res++;
+	if (flags & 1ULL << KPF_WRITEBACK)
+		st->wb++;
+	else if (flags & 1ULL << KPF_DIRTY)
+		st->dirty++;
+	else
+		st->clean++;
+}
+
+/*
+ * Count the pages of @path by state, from kpageflags (ext4's page cache
+ * has no large folios): resident, dirty, under writeback, neither.
+ */
+static int page_states(const char *path, long *res, long *dirty, long *wb, long *clean)
+{
+	struct page_states st = {};
+	int ret;
+
+	ret = walk_cached_pages(path, count_state, &st);
+	*res = st.res;
+	*dirty = st.dirty;
+	*wb = st.wb;
+	*clean = st.clean;
+	return ret || st.missing ? -1 : 0;
 }
 
 /* Compare the cached file with the pattern write_dirty() wrote. */
@@ -1310,47 +1346,31 @@ cleanup:
 	return ret;
 }
 
+/* Resident pages of @path, and how many belong to a large folio. */
+struct large_count {
+	long res, large;
+};
+
+static void count_large(uint64_t flags, bool present, void *arg)
+{
+	struct large_count *lc = arg;
+
+	if (!present)
+		return;
+	lc->res++;
+	if (flags & (1ULL << KPF_COMPOUND_HEAD | 1ULL << KPF_COMPOUND_TAIL))
+		lc->large++;
+}
+
 /* Resident pages of @path that belong to a large folio, from kpageflags. */
 static long large_folio_pages(const char *path, long *resident_pages)
 {
-	long npages, i, large = 0, res = 0;
-	unsigned char *vec;
-	int pm, kf;
-	char *map;
+	struct large_count lc = {};
+	int ret;
 
-	if (map_cached(path, &map, &npages, &vec) || !npages)
-		return -1;
-	pm = open("/proc/self/pagemap", O_RDONLY);
-	kf = open("/proc/kpageflags", O_RDONLY);
-	if (pm < 0 || kf < 0) {
-		large = -1;
-		goto out;
-	}
-	for (i = 0; i < npages; i++) {
-		uint64_t ent, flags;
-
-		if (!(vec[i] & 1))
-			continue;
-		sink += map[i * page_size];
-		if (pread(pm, &ent, sizeof(ent), ((uintptr_t)map / page_size + i) * 8) != 8 ||
-		    !(ent >> 63))
-			continue;
-		ent &= (1ULL << 55) - 1;
-		if (pread(kf, &flags, sizeof(flags), ent * 8) != 8)
-			continue;
-		res++;
-		if (flags & (1ULL << KPF_COMPOUND_HEAD | 1ULL << KPF_COMPOUND_TAIL))
-			large++;
-	}
-out:
-	*resident_pages = res;
-	if (pm >= 0)
-		close(pm);
-	if (kf >= 0)
-		close(kf);
-	free(vec);
-	munmap(map, npages * page_size);
-	return large;
+	ret = walk_cached_pages(path, count_large, &lc);
+	*resident_pages = lc.res;
+	return ret ? -1 : lc.large;
 }
 
 /*
