@@ -425,6 +425,36 @@ def report(rows, a):
             xs = paired(a.samples, "9", "on", b, x, y, time=True)
             if xs:
                 md.append("Time of %s: %s.\n" % (what, fmt_ratio(xs)))
+
+    # 10: batches on any layout
+    s10 = [r for r in rows if r["scenario"] == "10"]
+    if s10:
+        b = s10[0]["bytes"]
+        md.append("## 10. Batches on any layout: %d MiB of cache on node 1, one file read whole or 16 files "
+                  "read round robin in 64 KiB pieces\n" % (b // MIB))
+        md.append("`readahead()` of each 64 KiB piece in turn allocates the pieces' pages one after the "
+                  "other, so that the 16 files lie interleaved in the node's memory. In every repetition "
+                  "the toss (`1`) and `drop_caches` on the same data, order turning round. A run is what "
+                  "the toss removes from the page cache under one hold of a file's locks (at most 31 "
+                  "folios): `folios per run` is the folios removed over the runs, from the `nr_runs=` and "
+                  "`nr_run_folios=` fields of the toss's `toss_node_end` events. The ratio is paired: "
+                  "the toss's throughput over drop_caches'.\n")
+        body = []
+        for layout in ("whole", "interleaved"):
+            t = get("10", "toss_" + layout, "on", b)
+            d = get("10", "drop_caches_" + layout, "on", b)
+            if not t or not d:
+                continue
+            ss = [x for x in a.samples if x["scenario"] == "10" and x["method"] == "toss_" + layout]
+            per = med([x["run_folios"] / x["runs"] for x in ss if x.get("runs")])
+            xs = paired(a.samples, "10", "on", b, "toss_" + layout, "drop_caches_" + layout)
+            body.append([layout, fmt_s(t), fmt_s(d), "-" if per is None else "%.1f" % per, fmt_ratio(xs)])
+            if xs:
+                targets.append(("Throughput >= 1.3x drop_caches, %s (paired median)" %
+                                ("16 files interleaved" if layout == "interleaved" else "one file read whole"),
+                                fmt_ratio(xs) + ("; %.1f folios per run" % per if per else ""),
+                                iqr(xs)[0] >= 1.3, len(xs)))
+        md.append(table(["layout", "toss s", "drop_caches s", "folios per run", "toss/drop_caches"], body) + "\n")
     return md, targets, plots
 
 
@@ -514,6 +544,9 @@ def main():
         # than three paired repetitions cannot decide.
         if len(t) > 3 and t[3] < 3:
             return "cannot decide (%d repetition%s)" % (t[3], "" if t[3] == 1 else "s")
+        # A quick run's small data sets can show a target met, not missed.
+        if a.quick and not t[2]:
+            return "cannot decide (quick run)"
         return "yes" if t[2] else "NO"
     tgt = ["## Targets\n", table(["target", "measured", "met"],
                                  [[t[0], t[1], verdict(t)] for t in targets]) + "\n"]

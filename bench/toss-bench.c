@@ -5,7 +5,7 @@
  * drop_caches, posix_fadvise(POSIX_FADV_DONTNEED) and memory.reclaim, on
  * the same data in the same boot.
  *
- *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5 6 7 8 9
+ *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5 6 7 8 9 10
  *
  * Every measurement is printed as one line "SAMPLE {json}"; the host side
  * (bench/report.py) turns them into the tables, latest.md, latest.json and
@@ -1229,6 +1229,150 @@ static void scenario7(void)
 	rmcg("s7");
 }
 
+/* ---- 10: interleaved files ------------------------------------------ */
+
+#define TRACE	"/sys/kernel/tracing"
+
+/*
+ * The runs of the toss's last walk of node 1: folios removed from the page
+ * cache under one hold of a file's locks, summed over node 1's
+ * toss_node_end events (one per worker) since the trace was cleared.
+ */
+static void trace_runs(unsigned long *runs, unsigned long *folios)
+{
+	FILE *f = fopen(TRACE "/trace", "r");
+	char line[1024];
+
+	*runs = *folios = 0;
+	if (!f)
+		die(TRACE "/trace: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "toss_node_end:");
+		const char *r, *q;
+
+		if (!p || !strstr(p, " nid=1 "))
+			continue;
+		r = strstr(p, " nr_runs=");
+		q = strstr(p, " nr_run_folios=");
+		if (!r || !q)
+			die("toss_node_end without nr_runs=: %s", line);
+		*runs += strtoul(r + 9, NULL, 10);
+		*folios += strtoul(q + 15, NULL, 10);
+	}
+	fclose(f);
+}
+
+/*
+ * Read @n files from inside cpuset @cg round robin, @piece bytes of each
+ * at a time: readahead() of exactly that piece allocates its pages, so
+ * that the files' pages lie interleaved in the node's memory as they do
+ * after jobs that read their files together.  Then every page is read,
+ * to wait for the I/O.
+ */
+static void populate_interleaved(const char *cg, char **paths, int n,
+				 unsigned long bytes, unsigned long piece)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		int fd[64];
+
+		cg_enter(cg);
+		for (int i = 0; i < n; i++) {
+			fd[i] = open(paths[i], O_RDONLY);
+			if (fd[i] < 0)
+				die("%s: %s", paths[i], strerror(errno));
+			posix_fadvise(fd[i], 0, 0, POSIX_FADV_RANDOM);
+		}
+		for (off_t o = 0; o < (off_t)bytes; o += piece)
+			for (int i = 0; i < n; i++)
+				readahead(fd[i], o, piece);
+		for (int i = 0; i < n; i++) {
+			for (off_t o = 0; o < (off_t)bytes; o += 4096)
+				if (pread(fd[i], buf, 1, o) != 1)
+					die("read %s: %s", paths[i], strerror(errno));
+			close(fd[i]);
+		}
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		die("populating from %s failed", cg);
+}
+
+/*
+ * Batches on any layout: 16 files read round robin in 64 KiB pieces, and
+ * one file of the same size read whole.  On each layout, in every
+ * repetition, the toss and drop_caches on the same data (order turning
+ * round); the toss's sample has the runs it removed (nr_runs= of its
+ * toss_node_end events) and the folios in them.
+ */
+static void scenario10(void)
+{
+	unsigned long bytes = (quick ? 256 : 1024) * MiB;
+	static const char *const layout_name[2] = { "whole", "interleaved" };
+	char *one[1], *many[16];
+
+	paths_for(one, "s10-", 1);
+	paths_for(many, "s10-f", 16);
+	mkcg("s10", "1", "1");
+	put(TRACE "/events/toss_cache/toss_node_end/enable", "1");
+	for (int layout = 0; layout < 2; layout++) {
+		char **paths = layout ? many : one;
+		int n = layout ? 16 : 1;
+		struct target t = { "s10", paths, n, bytes, "1", NULL };
+
+		drop_all();
+		for (int f = 0; f < n; f++)
+			make_file(paths[f], bytes / n);
+		for (int r = 0; r < reps; r++) {
+			cur_rep = r;
+			for (int k = 0; k < 2; k++) {
+				int toss = r % 2 ? 1 - k : k;
+				unsigned long a[NODES], b[NODES], runs = 0, folios = 0;
+				char name[48];
+				double sec;
+				int err;
+
+				drop_all();
+				if (layout)
+					populate_interleaved("s10", paths, n, bytes / n, 64 * 1024);
+				else
+					populate("s10", paths, n);
+				snap(a);
+				if (a[1] < bytes * 98 / 100)
+					die("scenario 10: only %lu of %lu bytes of cache on node 1",
+					    a[1], bytes);
+				if (toss) {
+					int fd = open(TRACE "/trace", O_WRONLY | O_TRUNC);
+
+					if (fd < 0)
+						die(TRACE "/trace: %s", strerror(errno));
+					close(fd);
+					sec = m_toss(&t, &err);
+					trace_runs(&runs, &folios);
+				} else {
+					sec = m_drop_caches(&t, &err);
+				}
+				snap(b);
+				snprintf(name, sizeof(name), "%s_%s", toss ? "toss" : "drop_caches",
+					 layout_name[layout]);
+				sample_begin("10", name);
+				printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
+				       ", \"collateral_bytes\": %lu, \"errno\": %d"
+				       ", \"runs\": %lu, \"run_folios\": %lu",
+				       bytes, sec, lost(a, b, 1), toss ? lost_elsewhere(a, b, 1) : 0,
+				       -err, runs, folios);
+				sample_end();
+				say("  s10 %-24s %.3f s, dropped %lu MiB, runs %lu of %lu folios%s\n",
+				    name, sec, lost(a, b, 1) / MiB, runs, folios, err ? " (error)" : "");
+			}
+		}
+	}
+	put(TRACE "/events/toss_cache/toss_node_end/enable", "0");
+	rmcg("s10");
+}
+
 int main(int argc, char **argv)
 {
 	int o;
@@ -1282,6 +1426,8 @@ int main(int argc, char **argv)
 			scenario8();
 		} else if (!strcmp(s, "9")) {
 			scenario9();
+		} else if (!strcmp(s, "10")) {
+			scenario10();
 		} else {
 			die("unknown scenario %s", s);
 		}

@@ -14,9 +14,11 @@
  * released.  It then leaves the page cache as __remove_mapping() removes a
  * folio: under the inode's i_lock and the i_pages lock, only if its
  * reference count freezes at the expected value and it is still clean once
- * frozen.  Consecutive candidates of one file go together, under one hold
- * of those locks and in one walk of the xarray, as truncation removes
- * them, and are freed in batches.
+ * frozen.  Candidates are gathered as the walk finds them (up to a page of
+ * pointers, of at most TOSS_GATHER_FILES files), then removed file
+ * by file: each file's run of up to PAGEVEC_SIZE folios under one hold of
+ * those locks and in one walk of the xarray, as truncation removes them,
+ * however the files lie interleaved in memory; and freed in batches.
  *
  * Two walks, chosen by what is asked:
  *
@@ -82,8 +84,23 @@
 
 /* pfns looked at between two checks for rescheduling and signals */
 #define TOSS_PFN_BATCH	1024
-/* widest range of file indices removed from the page cache in one batch */
+/* widest range of file indices removed from the page cache in one run */
 #define TOSS_INDEX_SPAN	256
+/* files whose folios are gathered before they are removed, at most */
+#define TOSS_GATHER_FILES	32U
+
+/*
+ * Locked folios gathered before they are removed file by file, and their
+ * files: one page.
+ */
+struct toss_gather {
+	struct address_space *files[TOSS_GATHER_FILES];
+	struct folio *folios[];
+};
+
+/* folios gathered, at most */
+#define TOSS_GATHER	((PAGE_SIZE - sizeof(struct toss_gather)) / \
+			 sizeof(struct folio *))
 /* how often a worker looks at the CPUs it may run on */
 #define TOSS_CPUS_RECHECK	msecs_to_jiffies(10)
 
@@ -130,6 +147,9 @@ struct toss_control {
 	unsigned long nr_too_big;
 	unsigned int nr_walks;
 	unsigned int max_hold;
+	unsigned long nr_runs;		/* runs removed from the page cache */
+	unsigned long nr_run_folios;	/* folios removed in them */
+	struct toss_gather *gather;	/* for struct toss_batch */
 };
 
 #define CREATE_TRACE_POINTS
@@ -402,15 +422,19 @@ put:
 }
 
 /*
- * Folios ready to leave the page cache: pinned, locked, checked, all of one
- * mapping.  They are removed together under one hold of the mapping's
- * locks, and then released together.
+ * Folios ready to leave the page cache: pinned, locked and checked, of any
+ * files, gathered in the order the walk found them.  They are removed file
+ * by file, in runs of up to PAGEVEC_SIZE folios of one file (each run under
+ * one hold of the file's locks), and then released together.
  */
 struct toss_batch {
-	struct address_space *mapping;
-	struct folio_batch locked;
+	struct folio **gather;	/* TOSS_GATHER of them, locked */
+	unsigned int nr;	/* folios in @gather */
+	struct address_space **files;	/* TOSS_GATHER_FILES, of @gather */
+	unsigned int nr_files;	/* in @files */
+	unsigned long pending;	/* pages in @gather */
 	bool count;		/* count why folios stayed */
-	unsigned long pending;	/* pages in @locked */
+	struct folio_batch run;	/* of one file, in index order */
 	struct folio_batch release;
 	bool isolated;		/* the folios were taken off their LRU list */
 	int gen;		/* of that list, under MGLRU; else -1 */
@@ -540,31 +564,33 @@ unlock:
 }
 
 /*
- * Remove the batch's folios from their mapping, as __remove_mapping() does
- * for one: under the inode's i_lock and the i_pages lock, a folio goes only
- * if its references freeze at ours plus the page cache's (nobody else holds
- * it) and it is still clean once frozen.  Taking the locks once per batch,
- * and walking the xarray once per batch, instead of once per folio, is where
- * the walk gains on drop_caches.
+ * Remove a run of locked folios of one file from it, as __remove_mapping()
+ * does for one: under the inode's i_lock and the i_pages lock, a folio goes
+ * only if its references freeze at ours plus the page cache's (nobody else
+ * holds it) and it is still clean once frozen.  Taking the locks once per
+ * run, and walking the xarray once per run, instead of once per folio, is
+ * where the walk gains on drop_caches.
  */
-static void toss_flush(struct toss_batch *b, struct toss_control *tc)
+static void toss_flush_run(struct toss_batch *b, struct toss_control *tc)
 {
-	struct address_space *mapping = b->mapping;
+	struct folio_batch *run = &b->run;
+	struct address_space *mapping;
 	void (*free_folio)(struct folio *folio);
 	struct folio_batch frozen;
 	unsigned long gone = 0;
-	unsigned int i, n = folio_batch_count(&b->locked);
+	unsigned int i, n = folio_batch_count(run);
 
 	if (!n)
 		return;
+	mapping = run->folios[0]->mapping;
 	free_folio = mapping->a_ops->free_folio;
+	tc->nr_runs++;
 	spin_lock(&mapping->host->i_lock);
 	xa_lock_irq(&mapping->i_pages);
 	folio_batch_init(&frozen);
 	for (i = 0; i < n; i++) {
-		struct folio *folio = b->locked.folios[i];
+		struct folio *folio = run->folios[i];
 		int refs = 1 + folio_nr_pages(folio);
-		unsigned int j;
 
 		if (!folio_ref_freeze(folio, refs))
 			continue;
@@ -574,22 +600,19 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 			continue;
 		}
 		gone |= 1UL << i;
-		/* In index order, for one walk of the xarray. */
-		j = folio_batch_count(&frozen);
 		folio_batch_add(&frozen, folio);
-		for (; j && frozen.folios[j - 1]->index > folio->index; j--)
-			frozen.folios[j] = frozen.folios[j - 1];
-		frozen.folios[j] = folio;
 	}
-	if (folio_batch_count(&frozen))
+	if (folio_batch_count(&frozen)) {
+		tc->nr_run_folios += folio_batch_count(&frozen);
 		__filemap_remove_folios(mapping, &frozen);
+	}
 	xa_unlock_irq(&mapping->i_pages);
 	if (gone && mapping_shrinkable(mapping))
 		inode_add_lru(mapping->host);
 	spin_unlock(&mapping->host->i_lock);
 
 	for (i = 0; i < n; i++) {
-		struct folio *folio = b->locked.folios[i];
+		struct folio *folio = run->folios[i];
 		long nr = folio_nr_pages(folio);
 
 		if (gone & (1UL << i)) {
@@ -617,26 +640,84 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 		folio_unlock(folio);
 		toss_keep(b, folio);
 	}
-	folio_batch_reinit(&b->locked);
-	b->mapping = NULL;
+	folio_batch_reinit(run);
+}
+
+/* Add @folio to the run, in index order, flushing the run when it is full. */
+static void toss_run_add(struct toss_batch *b, struct folio *folio,
+			 struct toss_control *tc)
+{
+	struct folio_batch *run = &b->run;
+	unsigned int j = folio_batch_count(run);
+
+	if (j && max(folio->index, run->folios[j - 1]->index) -
+		 min(folio->index, run->folios[0]->index) > TOSS_INDEX_SPAN) {
+		toss_flush_run(b, tc);
+		j = 0;
+	}
+	folio_batch_add(run, folio);
+	for (; j && run->folios[j - 1]->index > folio->index; j--)
+		run->folios[j] = run->folios[j - 1];
+	run->folios[j] = folio;
+	if (!folio_batch_space(run))
+		toss_flush_run(b, tc);
+}
+
+/*
+ * Remove the gathered folios, file by file: the folios of the first file
+ * left in the gather go in runs, the others move up, in the order they
+ * were found.  The gather holds folios of at most TOSS_GATHER_FILES files,
+ * so this is at most that many passes over it.
+ */
+static void toss_flush(struct toss_batch *b, struct toss_control *tc)
+{
+	while (b->nr) {
+		struct address_space *mapping = b->gather[0]->mapping;
+		unsigned int i, k = 0;
+
+		for (i = 0; i < b->nr; i++) {
+			struct folio *folio = b->gather[i];
+
+			if (folio->mapping == mapping)
+				toss_run_add(b, folio, tc);
+			else
+				b->gather[k++] = folio;
+		}
+		toss_flush_run(b, tc);
+		b->nr = k;
+	}
+	b->nr_files = 0;
 	b->pending = 0;
 }
 
 /*
- * Queue a locked folio of @mapping for removal.  A batch spans at most
- * TOSS_INDEX_SPAN pages of the file, so that its walk of the xarray, which
- * steps over what lies between its folios, stays short.
+ * Gather a locked folio of @mapping for removal.  Folios of one file, found
+ * apart (files read together lie interleaved in memory), go in one run;
+ * a run spans at most TOSS_INDEX_SPAN pages of the file, so that its walk
+ * of the xarray, which steps over what lies between its folios, stays
+ * short.  The gather is flushed when full, or for a folio of one file more
+ * than TOSS_GATHER_FILES, which bounds the flush's passes.  Looking the
+ * file up costs at most that many loads, and only where the file changes
+ * from one folio to the next.
  */
 static void toss_queue(struct toss_batch *b, struct folio *folio,
 		       struct address_space *mapping, struct toss_control *tc)
 {
-	if (b->mapping != mapping ||
-	    (folio_batch_count(&b->locked) &&
-	     abs_diff(folio->index, b->locked.folios[0]->index) > TOSS_INDEX_SPAN))
-		toss_flush(b, tc);
-	b->mapping = mapping;
+	unsigned int i;
+
+	if (!b->nr || b->gather[b->nr - 1]->mapping != mapping) {
+		for (i = 0; i < b->nr_files; i++)
+			if (b->files[i] == mapping)
+				break;
+		if (i == b->nr_files) {
+			if (i == TOSS_GATHER_FILES)
+				toss_flush(b, tc);
+			b->files[b->nr_files++] = mapping;
+		}
+	}
+	b->gather[b->nr++] = folio;
 	b->pending += folio_nr_pages(folio);
-	if (!folio_batch_add(&b->locked, folio))
+	if (b->nr == TOSS_GATHER)
 		toss_flush(b, tc);
 }
 
@@ -874,11 +955,14 @@ static int toss_stopped(struct toss_control *tc)
 static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 		      unsigned long end_pfn)
 {
-	struct toss_batch b = { .mapping = NULL, .gen = -1, .count = true };
+	struct toss_batch b = {
+		.gather = tc->gather->folios, .files = tc->gather->files,
+		.gen = -1, .count = true,
+	};
 	int ret = 0;
 
 	BUILD_BUG_ON(PAGEVEC_SIZE > BITS_PER_LONG);
-	folio_batch_init(&b.locked);
+	folio_batch_init(&b.run);
 	folio_batch_init(&b.release);
 	while (pfn < end_pfn) {
 		unsigned long batch_end = min(end_pfn, pfn + TOSS_PFN_BATCH);
@@ -1113,12 +1197,13 @@ static bool toss_isolated(struct list_head *list, struct toss_scan *s,
 			  struct toss_control *tc)
 {
 	struct toss_batch b = {
+		.gather = tc->gather->folios, .files = tc->gather->files,
 		.isolated = true, .gen = s->gen, .count = s->count,
 	};
 	struct folio *folio, *next;
 	bool done = false;
 
-	folio_batch_init(&b.locked);
+	folio_batch_init(&b.run);
 	folio_batch_init(&b.release);
 	list_for_each_entry_safe(folio, next, list, lru) {
 		struct address_space *mapping = NULL;
@@ -1455,7 +1540,10 @@ static int toss_node_cache(int nid, struct toss_control *tc)
 
 	trace_toss_node_begin(tc, nid);
 	start = ktime_get_ns();
-	if (!tc->nr_to_toss)
+	tc->gather = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
+	if (!tc->gather)
+		ret = -ENOMEM;
+	else if (!tc->nr_to_toss)
 		ret = 0;
 	else if (tc->lru)
 		ret = toss_node_lru(nid, tc);
@@ -1470,6 +1558,8 @@ static int toss_node_cache(int nid, struct toss_control *tc)
 		ret = toss_node_lru(nid, tc);
 		tc->lru = false;
 	}
+	kfree(tc->gather);
+	tc->gather = NULL;
 	if (!ret && tc->slab)
 		ret = toss_node_slab(nid, tc);
 	mod_node_page_state(NODE_DATA(nid), TOSS_CACHE_SCANNED,

@@ -12,14 +12,14 @@
 # BENCH_QUICK=1: three repetitions and smaller data sets, for every change
 # to the toss path (a target's verdict needs at least three paired
 # repetitions; with fewer the report says it cannot decide).  BENCH_REPS=n
-# overrides the repetitions (default 5).  BENCH_SCENARIOS="1 2 3 4 5 6 7 8"
+# overrides the repetitions (default 5).  BENCH_SCENARIOS="1 2 3 4 5 6 7 8 9 10"
 # picks scenarios.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 out=$3
 quick=${BENCH_QUICK:-}
 reps=${BENCH_REPS:-$([ -n "$quick" ] && echo 3 || echo 5)}
-scen=${BENCH_SCENARIOS:-1 2 3 4 5 6 7 8 9}
+scen=${BENCH_SCENARIOS:-1 2 3 4 5 6 7 8 9 10}
 export NODE_MEM=${BENCH_NODE_MEM:-2G} DISK_SIZE=${BENCH_DISK:-8G} NODE_CPUS="0 1,3 2 -"
 # pr_info (every toss and drop_caches logs one) would interleave with the
 # samples on the console; warnings and worse still show and still fail.

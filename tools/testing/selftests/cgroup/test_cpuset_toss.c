@@ -427,13 +427,13 @@ static void delay_teardown(struct delay_disk *d)
 }
 
 /*
- * Call @fn with the kpageflags of each resident page of @path, found
- * through a mapping of the file and pagemap (the mapping goes before the
- * return); @present is false for a page whose frame pagemap or kpageflags
- * did not give.  0, or -1 when the file, pagemap or kpageflags cannot be
+ * Call @fn with the frame and kpageflags of each resident page of @path,
+ * found through a mapping of the file and pagemap (the mapping goes before
+ * the return); @present is false for a page whose frame pagemap or
+ * kpageflags did not give.  0, or -1 when the file, pagemap or kpageflags cannot be
  * read.
  */
-typedef void (*page_fn)(uint64_t flags, bool present, void *arg);
+typedef void (*page_fn)(uint64_t pfn, uint64_t flags, bool present, void *arg);
 
 static int walk_cached_pages(const char *path, page_fn fn, void *arg)
 {
@@ -449,7 +449,7 @@ static int walk_cached_pages(const char *path, page_fn fn, void *arg)
 	if (pm < 0 || kf < 0)
 		ret = -1;
 	for (i = 0; !ret && i < npages; i++) {
-		uint64_t ent, flags;
+		uint64_t ent = 0, flags;
 		bool present;
 
 		if (!(vec[i] & 1))
@@ -458,7 +458,7 @@ static int walk_cached_pages(const char *path, page_fn fn, void *arg)
 		present = pread(pm, &ent, sizeof(ent), ((uintptr_t)map / page_size + i) * 8) == 8 &&
 			  ent >> 63 &&
 			  pread(kf, &flags, sizeof(flags), (ent & ((1ULL << 55) - 1)) * 8) == 8;
-		fn(present ? flags : 0, present, arg);
+		fn(ent & ((1ULL << 55) - 1), present ? flags : 0, present, arg);
 	}
 	if (pm >= 0)
 		close(pm);
@@ -475,7 +475,7 @@ struct page_states {
 	bool missing;		/* a resident page without its flags */
 };
 
-static void count_state(uint64_t flags, bool present, void *arg)
+static void count_state(uint64_t pfn, uint64_t flags, bool present, void *arg)
 {
 	struct page_states *st = arg;
 
@@ -1351,7 +1351,7 @@ struct large_count {
 	long res, large;
 };
 
-static void count_large(uint64_t flags, bool present, void *arg)
+static void count_large(uint64_t pfn, uint64_t flags, bool present, void *arg)
 {
 	struct large_count *lc = arg;
 
@@ -1672,6 +1672,152 @@ cleanup:
 	return ret;
 }
 
+#define RUN_FILES	16
+#define RUN_FILE_SIZE	(4 * MiB)
+#define RUN_PIECE	4096
+
+/*
+ * Read the files "@arg0" to "@arg15" round robin, RUN_PIECE of each at a
+ * time: readahead() of exactly that piece allocates its pages, so that the
+ * files' pages lie interleaved in memory.
+ */
+static int read_interleaved(const char *cgroup, void *arg)
+{
+	char path[PATH_MAX];
+	int fd[RUN_FILES], i;
+	long off;
+
+	for (i = 0; i < RUN_FILES; i++) {
+		snprintf(path, sizeof(path), "%s%d", (char *)arg, i);
+		fd[i] = open(path, O_RDONLY);
+		if (fd[i] < 0)
+			return 1;
+		posix_fadvise(fd[i], 0, 0, POSIX_FADV_RANDOM);
+	}
+	for (off = 0; off < RUN_FILE_SIZE; off += RUN_PIECE)
+		for (i = 0; i < RUN_FILES; i++)
+			readahead(fd[i], off, RUN_PIECE);
+	for (i = 0; i < RUN_FILES; i++)
+		close(fd[i]);
+	return 0;
+}
+
+/* The frames of the resident pages of RUN_FILES files, each with its file. */
+struct run_frames {
+	uint64_t *pfn;		/* pfn << 8 | file */
+	long nr, max;
+	int file;
+	bool missing;
+};
+
+static void note_frame(uint64_t pfn, uint64_t flags, bool present, void *arg)
+{
+	struct run_frames *rf = arg;
+
+	if (!present || rf->nr == rf->max) {
+		rf->missing = true;
+		return;
+	}
+	rf->pfn[rf->nr++] = pfn << 8 | rf->file;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Folios of files read together, their pages interleaved in memory, still
+ * leave the page cache in long runs (folios removed under one hold of a
+ * file's locks): 16 files read round robin in 64 KiB pieces, tossed whole,
+ * go in runs of at least 12 folios on average (nr_run_folios= over
+ * nr_runs= of the node's toss_node_end events), and at least twice as long
+ * as the stretches of one file in frame order (pagemap), which is what a
+ * walk that ends a batch at every change of file removes at a time; and
+ * every page goes.  Where the pages do not lie interleaved (those
+ * stretches average 12 pages or more), the layout cannot show it: skip.
+ * The code before the gather had no nr_runs=.
+ */
+static int test_toss_runs(const char *root)
+{
+	int ret = KSFT_FAIL, i, ends, a = nth_node(ANY_NODE, 0);
+	char stem[PATH_MAX], path[PATH_MAX + 16];
+	struct run_frames rf = { .max = RUN_FILES * RUN_FILE_SIZE / 4096 };
+	long runs, folios, most, stretches = 0, left = 0;
+	char *cg = NULL, *trace = NULL;
+	double run_mean, stretch_mean;
+
+	snprintf(stem, sizeof(stem), "%s/toss-run", dir);
+	cg = make_cpuset("job", NODE(a));
+	trace = malloc(TRACE_BUF);
+	rf.pfn = calloc(rf.max, sizeof(*rf.pfn));
+	if (!cg || !trace || !rf.pfn)
+		goto cleanup;
+	for (i = 0; i < RUN_FILES; i++) {
+		snprintf(path, sizeof(path), "%s%d", stem, i);
+		if (create_sparse(path, RUN_FILE_SIZE))
+			goto cleanup;
+	}
+	drop_all_caches();
+	if (cg_run(cg, read_interleaved, stem))
+		goto cleanup;
+	for (i = 0; i < RUN_FILES; i++) {
+		snprintf(path, sizeof(path), "%s%d", stem, i);
+		rf.file = i;
+		if (walk_cached_pages(path, note_frame, &rf))
+			goto cleanup;
+	}
+	if (rf.missing || rf.nr < rf.max * 99 / 100) {
+		ksft_print_msg("%ld of %ld pages found in pagemap\n", rf.nr, rf.max);
+		goto cleanup;
+	}
+	qsort(rf.pfn, rf.nr, sizeof(*rf.pfn), cmp_u64);
+	for (i = 0; i < rf.nr; i++)
+		if (!i || (rf.pfn[i] & 0xff) != (rf.pfn[i - 1] & 0xff))
+			stretches++;
+	stretch_mean = (double)rf.nr / stretches;
+	if (trace_start())
+		goto cleanup;
+	if (toss(cg, "1"))
+		goto cleanup;
+	trace_stop();
+	if (trace_read(trace, TRACE_BUF) < 0)
+		goto cleanup;
+	ends = trace_end_field(trace, a, " nr_runs=", &runs, &most);
+	if (ends <= 0 || trace_end_field(trace, a, " nr_run_folios=", &folios, &most) <= 0) {
+		ksft_print_msg("no toss_node_end of node %d with nr_runs= and nr_run_folios=\n", a);
+		goto cleanup;
+	}
+	for (i = 0; i < RUN_FILES; i++) {
+		snprintf(path, sizeof(path), "%s%d", stem, i);
+		left += resident_on(path, a);
+	}
+	run_mean = runs ? (double)folios / runs : 0;
+	ksft_print_msg("%ld pages in %ld stretches of one file in frame order (%.1f each)\n",
+		       rf.nr, stretches, stretch_mean);
+	ksft_print_msg("tossed in %ld runs of %ld folios (%.1f each); %ld pages left\n",
+		       runs, folios, run_mean, left);
+	if (stretch_mean >= 12) {
+		ret = KSFT_SKIP;
+		goto cleanup;
+	}
+	if (left || folios < rf.nr || run_mean < 12 || run_mean < 2 * stretch_mean)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	trace_stop();
+	free(trace);
+	free(rf.pfn);
+	destroy(cg);
+	for (i = 0; i < RUN_FILES; i++) {
+		snprintf(path, sizeof(path), "%s%d", stem, i);
+		unlink(path);
+	}
+	return ret;
+}
+
 /* Write @text to @name in the v1 cgroup @cg: 0 or -errno. */
 static int v1_write(const char *cg, const char *name, const char *text)
 {
@@ -1829,6 +1975,7 @@ static const struct toss_test tests[] = {
 	T(test_toss_coldest_first),
 	T(test_toss_mems_fallback),
 	T(test_toss_partial_walks),
+	T(test_toss_runs),
 	T(test_toss_v1),
 };
 
