@@ -431,9 +431,12 @@ def report(rows, a):
     if s10:
         b = s10[0]["bytes"]
         md.append("## 10. Batches on any layout: %d MiB of cache on node 1, one file read whole or 16 files "
-                  "read round robin in 64 KiB pieces\n" % (b // MIB))
-        md.append("`readahead()` of each 64 KiB piece in turn allocates the pieces' pages one after the "
-                  "other, so that the 16 files lie interleaved in the node's memory. In every repetition "
+                  "read round robin a page at a time\n" % (b // MIB))
+        md.append("`readahead()` of one page of each file in turn allocates the files' pages one after the "
+                  "other, so that no two pages of a file lie adjacent in the node's memory (as after jobs "
+                  "on a machine whose free memory is fragmented; 64 KiB pieces come out adjacent in the "
+                  "VM's fresh memory). The files are preallocated (unwritten extents read as zeros, no "
+                  "disk I/O). In every repetition "
                   "the toss (`1`) and `drop_caches` on the same data, order turning round. A run is what "
                   "the toss removes from the page cache under one hold of a file's locks (at most 31 "
                   "folios): `folios per run` is the folios removed over the runs, from the `nr_runs=` and "

@@ -1301,8 +1301,13 @@ static void populate_interleaved(const char *cg, char **paths, int n,
 }
 
 /*
- * Batches on any layout: 16 files read round robin in 64 KiB pieces, and
- * one file of the same size read whole.  On each layout, in every
+ * Batches on any layout: 16 files read round robin a page at a time, and
+ * one file of the same size read whole.  (Read in 64 KiB pieces, each
+ * piece's pages come out adjacent in this VM's fresh memory; a page at a
+ * time lays the files out as a long-running machine's fragmented free
+ * memory does: no two pages of a file adjacent.)  The files are
+ * preallocated, not written: unwritten extents read as zeros without
+ * disk I/O, into page cache like any other.  On each layout, in every
  * repetition, the toss and drop_caches on the same data (order turning
  * round); the toss's sample has the runs it removed (nr_runs= of its
  * toss_node_end events) and the folios in them.
@@ -1323,8 +1328,13 @@ static void scenario10(void)
 		struct target t = { "s10", paths, n, bytes, "1", NULL };
 
 		drop_all();
-		for (int f = 0; f < n; f++)
-			make_file(paths[f], bytes / n);
+		for (int f = 0; f < n; f++) {
+			int fd = open(paths[f], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			if (fd < 0 || fallocate(fd, 0, 0, bytes / n))
+				die("%s: %s", paths[f], strerror(errno));
+			close(fd);
+		}
 		for (int r = 0; r < reps; r++) {
 			cur_rep = r;
 			for (int k = 0; k < 2; k++) {
@@ -1336,7 +1346,7 @@ static void scenario10(void)
 
 				drop_all();
 				if (layout)
-					populate_interleaved("s10", paths, n, bytes / n, 64 * 1024);
+					populate_interleaved("s10", paths, n, bytes / n, 4096);
 				else
 					populate("s10", paths, n);
 				snap(a);
