@@ -85,7 +85,7 @@ else
 $(error IMAGE=$(IMAGE): the images are the busybox initramfs (IMAGE unset) and debian)
 endif
 
-.PHONY: all help deps base tree kernel kernel-baseline kernel-bench kernel-soak soak bench tests \
+.PHONY: all help deps base tree kernel kernel-baseline kernel-bench kernel-soak soak bench tests check-full \
 	initramfs demo \
 	check check-toss check-kunit check-upstream check-configs check-integration tools-img vm-run \
 	vm-run-baseline userspace install uninstall debs dist-userspace debian-img patches kernel-debs kernel-debs-boot \
@@ -99,6 +99,8 @@ help:
 	@echo 'Targets:'
 	@echo '  make                 install missing packages, build, boot, show a toss (the demo)'
 	@echo '  make check           build what is needed and run every test in the VM'
+	@echo '  make check-full      make check, with every integration test on the baseline'
+	@echo '                       kernel (make check: one per integration)'
 	@echo '  make check-toss      only our selftests (test_cpuset_toss*), the KUnit suites'
 	@echo '                       and the demo'
 	@echo '  make check-kunit     only the KUnit suites (parser, share arithmetic) in one VM'
@@ -301,6 +303,11 @@ bench: deps kernel-bench initramfs
 
 check: deps kernel kernel-baseline initramfs tools-img userspace debian-img
 	@$(TOP)/scripts/check.sh all
+
+# make check, with every integration test on the baseline kernel, not one
+# per integration.
+check-full: deps kernel kernel-baseline initramfs tools-img userspace debian-img
+	@CHECK_FULL=1 $(TOP)/scripts/check.sh all
 
 # The integrations (cpuset-toss, cgset, crun, runc, podman, systemd, Slurm)
 # in the Debian VM, on the patched kernel and, expecting every test to
