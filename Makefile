@@ -85,7 +85,7 @@ else
 $(error IMAGE=$(IMAGE): the images are the busybox initramfs (IMAGE unset) and debian)
 endif
 
-.PHONY: all help deps base tree kernel kernel-baseline kernel-bench kernel-soak soak bench tests check-full \
+.PHONY: all help deps base tree kernel kernel-baseline kernel-bench kernel-soak soak bench tests check-full kernel-lockstat lock-stat \
 	initramfs demo \
 	check check-toss check-kunit check-upstream check-configs check-integration tools-img vm-run \
 	vm-run-baseline userspace install uninstall debs dist-userspace debian-img patches kernel-debs kernel-debs-boot \
@@ -111,6 +111,8 @@ help:
 	@echo '  make bench           benchmark the toss against drop_caches, fadvise and'
 	@echo '                       memory.reclaim (non-debug kernel); writes bench/results'
 	@echo '                       (BENCH_QUICK=1: a short run, same tables, in build/bench-quick)'
+	@echo '  make lock-stat       which locks a toss'"'"'s 1, 2 and 4 workers wait on (a debug kernel'
+	@echo '                       with CONFIG_LOCK_STAT): bench/results/lock-stat.txt'
 	@echo '  make vm-run CMD=...  boot the test kernel, run CMD as root, print its output,'
 	@echo '                       exit with its status; VMFILES=dir is copied to /extra;'
 	@echo '                       IMAGE=debian: on the Debian 12 image, systemd as PID 1,'
@@ -300,6 +302,16 @@ bench: PKGS += gnuplot-nox
 bench: deps kernel-bench initramfs
 	@$(TOP)/scripts/bench.sh $(XKERNEL) $(INITRAMFS) \
 		$(if $(BENCH_QUICK),$(BUILD)/bench-quick,$(TOP)/bench/results)
+
+# The lock statistics behind the workers' default: the debug kernel with
+# CONFIG_LOCK_STAT (build/lockstat/obj), toss-bench's scenario 11 with 1, 2
+# and 4 workers on one node; the LOCKSTAT lines in bench/results.
+kernel-lockstat: tree
+	@$(TOP)/scripts/kbuild.sh $(SRC) $(BUILD)/lockstat/obj $(FRAGMENTS) $(TOP)/configs/lockstat.config
+
+lock-stat: deps kernel-lockstat initramfs
+	@$(TOP)/scripts/lock-stat.sh $(BUILD)/lockstat/obj/arch/x86/boot/bzImage $(INITRAMFS) \
+		$(TOP)/bench/results/lock-stat.txt
 
 check: deps kernel kernel-baseline initramfs tools-img userspace debian-img
 	@$(TOP)/scripts/check.sh all

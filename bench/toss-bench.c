@@ -5,7 +5,7 @@
  * drop_caches, posix_fadvise(POSIX_FADV_DONTNEED) and memory.reclaim, on
  * the same data in the same boot.
  *
- *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5 6 7 8 9 10
+ *   toss-bench [-r reps] [-q] scenario...     scenarios: 1 2 3 4 5 6 7 8 9 10 11
  *
  * Every measurement is printed as one line "SAMPLE {json}"; the host side
  * (bench/report.py) turns them into the tables, latest.md, latest.json and
@@ -1383,6 +1383,123 @@ static void scenario10(void)
 	rmcg("s10");
 }
 
+/* ---- 11: lock contention (a CONFIG_LOCK_STAT kernel: make lock-stat) --- */
+
+/* One lock class of /proc/lock_stat; times in microseconds. */
+struct lock_class {
+	char name[64];
+	double contentions, wait_us, acquisitions, hold_us;
+};
+
+/*
+ * Print the classes of /proc/lock_stat that waited longest, at most @most,
+ * and those of the locks a toss takes (a file's i_pages and i_lock, the
+ * LRU lock, the zone lock), as "LOCKSTAT <what> ..." lines.  A class line is its name, a colon and
+ * twelve figures: con-bounces, contentions, waittime min, max, total, avg,
+ * acq-bounces, acquisitions, holdtime min, max, total, avg.
+ */
+static int by_wait(const void *a, const void *b)
+{
+	const struct lock_class *x = a, *y = b;
+
+	return x->wait_us < y->wait_us ? 1 : x->wait_us > y->wait_us ? -1 : 0;
+}
+
+static void lock_stat_print(const char *what, double sec, int most)
+{
+	static struct lock_class c[8192];
+	FILE *f = fopen("/proc/lock_stat", "r");
+	char line[1024];
+	int n = 0;
+
+	if (!f)
+		die("/proc/lock_stat: %s", strerror(errno));
+	while (n < 8192 && fgets(line, sizeof(line), f)) {
+		char *colon = strstr(line, ": "), *name = line;
+		double v[12];
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		if (sscanf(colon + 1, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
+			   &v[9], &v[10], &v[11]) != 12)
+			continue;
+		while (*name == ' ')
+			name++;
+		snprintf(c[n].name, sizeof(c[n].name), "%.63s", name);
+		c[n].contentions = v[1];
+		c[n].wait_us = v[4];
+		c[n].acquisitions = v[7];
+		c[n].hold_us = v[10];
+		n++;
+	}
+	fclose(f);
+	qsort(c, n, sizeof(*c), by_wait);
+	for (int i = 0; i < n; i++)
+		if (i < most || strstr(c[i].name, "xa_lock") || strstr(c[i].name, "lru_lock") ||
+		    strstr(c[i].name, "zone->lock") || strstr(c[i].name, "i_lock"))
+			printf("LOCKSTAT %s seconds=%.3f class=%s contentions=%.0f wait_us=%.1f"
+			       " acquisitions=%.0f hold_us=%.1f\n", what, sec, c[i].name,
+			       c[i].contentions, c[i].wait_us, c[i].acquisitions, c[i].hold_us);
+}
+
+/*
+ * With 1, 2 and 4 workers (those the node's CPUs allow) on node 1, one file
+ * and 48 files of 1 GiB in all: a whole toss each, lock statistics
+ * gathered during the toss only.  Prints the classes that waited longest.
+ */
+static void scenario11(void)
+{
+	unsigned long bytes = (quick ? 256 : 1024) * MiB;
+	static const char *const cpus[3] = { "1", "1,3", "1,3-5" };
+	char *one[1], *many[48], list[64] = "";
+	int nr_cpus = 0;
+	FILE *f;
+
+	if (access("/proc/lock_stat", R_OK)) {
+		say("  s11: no /proc/lock_stat (a CONFIG_LOCK_STAT kernel: make lock-stat)\n");
+		return;
+	}
+	f = fopen("/sys/devices/system/node/node1/cpulist", "r");
+	if (!f || !fgets(list, sizeof(list), f))
+		die("node 1's CPUs: %s", strerror(errno));
+	fclose(f);
+	nr_cpus = !strncmp(list, "1,3-5", 5) ? 4 : !strncmp(list, "1,3", 3) ? 2 : 1;
+	paths_for(one, "s11-", 1);
+	paths_for(many, "s11-f", 48);
+	mkcg("s11", "0-3", "1");
+	for (int layout = 0; layout < 2; layout++) {
+		char **paths = layout ? many : one;
+		int n = layout ? 48 : 1;
+		struct target t = { "s11", paths, n, bytes, "1", NULL };
+
+		drop_all();
+		for (int i = 0; i < n; i++)
+			make_file(paths[i], bytes / n);
+		for (int r = 0; r < reps; r++) {
+			for (int w = 0; w < 3 && (1 << w) <= nr_cpus; w++) {
+				char what[64];
+				double sec;
+				int err;
+
+				drop_all();
+				populate("s11", paths, n);
+				putf(CG "/s11/cpuset.cpus", "%s", cpus[w]);
+				put("/proc/lock_stat", "0");
+				put("/proc/sys/kernel/lock_stat", "1");
+				sec = m_toss(&t, &err);
+				put("/proc/sys/kernel/lock_stat", "0");
+				putf(CG "/s11/cpuset.cpus", "0-3");
+				snprintf(what, sizeof(what), "workers=%d files=%d rep=%d", 1 << w, n, r);
+				lock_stat_print(what, sec, 8);
+				say("  s11 %-32s %.3f s%s\n", what, sec, err ? " (error)" : "");
+			}
+		}
+	}
+	rmcg("s11");
+}
+
 int main(int argc, char **argv)
 {
 	int o;
@@ -1438,6 +1555,8 @@ int main(int argc, char **argv)
 			scenario9();
 		} else if (!strcmp(s, "10")) {
 			scenario10();
+		} else if (!strcmp(s, "11")) {
+			scenario11();
 		} else {
 			die("unknown scenario %s", s);
 		}
