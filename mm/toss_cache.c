@@ -14,11 +14,13 @@
  * released.  It then leaves the page cache as __remove_mapping() removes a
  * folio: under the inode's i_lock and the i_pages lock, only if its
  * reference count freezes at the expected value and it is still clean once
- * frozen.  Candidates are gathered as the walk finds them (up to a page of
- * pointers, of at most TOSS_GATHER_FILES files), then removed file
- * by file: each file's run of up to PAGEVEC_SIZE folios under one hold of
- * those locks and in one walk of the xarray, as truncation removes them,
- * however the files lie interleaved in memory; and freed in batches.
+ * frozen.  Candidates are gathered pinned as the walk finds them (up to a
+ * page of pointers, of at most TOSS_GATHER_FILES files), then locked,
+ * checked and removed file by file, in index order, so that only one
+ * file's folios are locked at a time: each file's run of up to
+ * PAGEVEC_SIZE folios under one hold of those locks and in one walk of
+ * the xarray, as truncation removes them, however the files lie
+ * interleaved in memory; and freed in batches.
  *
  * Two walks, chosen by what is asked:
  *
@@ -76,6 +78,7 @@
 #include <linux/shmem_fs.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/swap.h>
 #include <linux/toss_cache.h>
 #include <linux/freezer.h>
@@ -422,19 +425,22 @@ put:
 }
 
 /*
- * Folios ready to leave the page cache: pinned, locked and checked, of any
- * files, gathered in the order the walk found them.  They are removed file
- * by file, in runs of up to PAGEVEC_SIZE folios of one file (each run under
- * one hold of the file's locks), and then released together.
+ * Candidates to leave the page cache: pinned, not locked, of any files,
+ * gathered in the order the walk found them.  They are then locked and
+ * checked file by file, in index order, and removed in runs of up to
+ * PAGEVEC_SIZE folios of one file (each run under one hold of the file's
+ * locks), so that only one file's folios are ever locked at once, as
+ * truncation locks them; and released together.
  */
 struct toss_batch {
-	struct folio **gather;	/* TOSS_GATHER of them, locked */
+	struct folio **gather;	/* TOSS_GATHER of them, pinned */
 	unsigned int nr;	/* folios in @gather */
 	struct address_space **files;	/* TOSS_GATHER_FILES, of @gather */
 	unsigned int nr_files;	/* in @files */
 	unsigned long pending;	/* pages in @gather */
 	bool count;		/* count why folios stayed */
-	struct folio_batch run;	/* of one file, in index order */
+	struct address_space *mapping;	/* of @run */
+	struct folio_batch run;	/* locked, checked, in index order */
 	struct folio_batch release;
 	bool isolated;		/* the folios were taken off their LRU list */
 	int gen;		/* of that list, under MGLRU; else -1 */
@@ -582,7 +588,7 @@ static void toss_flush_run(struct toss_batch *b, struct toss_control *tc)
 
 	if (!n)
 		return;
-	mapping = run->folios[0]->mapping;
+	mapping = b->mapping;
 	free_folio = mapping->a_ops->free_folio;
 	tc->nr_runs++;
 	spin_lock(&mapping->host->i_lock);
@@ -643,76 +649,103 @@ static void toss_flush_run(struct toss_batch *b, struct toss_control *tc)
 	folio_batch_reinit(run);
 }
 
-/* Add @folio to the run, in index order, flushing the run when it is full. */
+/*
+ * Lock and check a candidate (in index order within its file), and add it
+ * to the run of its file: the run is removed first when it is of another
+ * file, full, or would span more than TOSS_INDEX_SPAN pages.
+ */
 static void toss_run_add(struct toss_batch *b, struct folio *folio,
 			 struct toss_control *tc)
 {
 	struct folio_batch *run = &b->run;
-	unsigned int j = folio_batch_count(run);
+	struct address_space *mapping;
+	unsigned int n = folio_batch_count(run);
 
-	if (j && max(folio->index, run->folios[j - 1]->index) -
-		 min(folio->index, run->folios[0]->index) > TOSS_INDEX_SPAN) {
-		toss_flush_run(b, tc);
-		j = 0;
+	mapping = toss_lock_folio(folio, tc, b->count);
+	if (!mapping) {
+		toss_keep(b, folio);
+		return;
 	}
-	folio_batch_add(run, folio);
-	for (; j && run->folios[j - 1]->index > folio->index; j--)
-		run->folios[j] = run->folios[j - 1];
-	run->folios[j] = folio;
-	if (!folio_batch_space(run))
+	if (n && (mapping != b->mapping ||
+		  folio->index - run->folios[0]->index > TOSS_INDEX_SPAN))
+		toss_flush_run(b, tc);
+	b->mapping = mapping;
+	if (!folio_batch_add(run, folio))
 		toss_flush_run(b, tc);
 }
 
+static int toss_cmp_index(const void *a, const void *b)
+{
+	pgoff_t x = (*(struct folio * const *)a)->index;
+	pgoff_t y = (*(struct folio * const *)b)->index;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * Remove the gathered folios, file by file: the folios of the first file
- * left in the gather go in runs, the others move up, in the order they
- * were found.  The gather holds folios of at most TOSS_GATHER_FILES files,
- * so this is at most that many passes over it.
+ * Lock, check and remove the gathered candidates, file by file: the first
+ * candidate's file's go first (swapped to the front, then put in index
+ * order), then those of the first file left, and so on.  The file of
+ * an unlocked folio is only a hint (it may be truncated meanwhile): the
+ * lock and check say whether it still belongs to it.  The gather holds
+ * folios of at most TOSS_GATHER_FILES files, so this is at most that many
+ * passes over it, besides the sort of each file's candidates where the
+ * walk did not find them in index order.
  */
 static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 {
-	while (b->nr) {
-		struct address_space *mapping = b->gather[0]->mapping;
-		unsigned int i, k = 0;
+	unsigned int done = 0;
 
-		for (i = 0; i < b->nr; i++) {
+	while (done < b->nr) {
+		struct address_space *hint = READ_ONCE(b->gather[done]->mapping);
+		unsigned int i, k = done + 1, j;
+		bool sorted = true;
+
+		for (i = done + 1; i < b->nr; i++) {
 			struct folio *folio = b->gather[i];
 
-			if (folio->mapping == mapping)
-				toss_run_add(b, folio, tc);
-			else
-				b->gather[k++] = folio;
+			if (READ_ONCE(folio->mapping) != hint)
+				continue;
+			b->gather[i] = b->gather[k];
+			b->gather[k++] = folio;
+			if (folio->index < b->gather[k - 2]->index)
+				sorted = false;
 		}
+		if (!sorted)
+			sort(b->gather + done, k - done, sizeof(*b->gather),
+			     toss_cmp_index, NULL);
+		for (j = done; j < k; j++)
+			toss_run_add(b, b->gather[j], tc);
 		toss_flush_run(b, tc);
-		b->nr = k;
+		done = k;
 	}
+	b->nr = 0;
 	b->nr_files = 0;
 	b->pending = 0;
 }
 
 /*
- * Gather a locked folio of @mapping for removal.  Folios of one file, found
- * apart (files read together lie interleaved in memory), go in one run;
- * a run spans at most TOSS_INDEX_SPAN pages of the file, so that its walk
- * of the xarray, which steps over what lies between its folios, stays
- * short.  The gather is flushed when full, or for a folio of one file more
- * than TOSS_GATHER_FILES, which bounds the flush's passes.  Looking the
- * file up costs at most that many loads, and only where the file changes
- * from one folio to the next.
+ * Gather a pinned candidate.  Folios of one file, found apart (files read
+ * together lie interleaved in memory), go in one run.  The gather is
+ * flushed when full, or for a folio of one file more than
+ * TOSS_GATHER_FILES, which bounds the flush's passes.  Looking the file up
+ * costs at most that many loads, and only where the file changes from one
+ * folio to the next.
  */
 static void toss_queue(struct toss_batch *b, struct folio *folio,
-		       struct address_space *mapping, struct toss_control *tc)
+		       struct toss_control *tc)
 {
+	struct address_space *hint = READ_ONCE(folio->mapping);
 	unsigned int i;
 
-	if (!b->nr || b->gather[b->nr - 1]->mapping != mapping) {
+	if (!b->nr || READ_ONCE(b->gather[b->nr - 1]->mapping) != hint) {
 		for (i = 0; i < b->nr_files; i++)
-			if (b->files[i] == mapping)
+			if (b->files[i] == hint)
 				break;
 		if (i == b->nr_files) {
 			if (i == TOSS_GATHER_FILES)
 				toss_flush(b, tc);
-			b->files[b->nr_files++] = mapping;
+			b->files[b->nr_files++] = hint;
 		}
 	}
 	b->gather[b->nr++] = folio;
@@ -975,7 +1008,6 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 		get_online_mems();
 		for (; pfn < batch_end; pfn++) {
 			struct page *page = pfn_to_online_page(pfn);
-			struct address_space *mapping;
 			struct folio *folio;
 			unsigned long skip;
 
@@ -990,14 +1022,9 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 			}
 			/* Skip the rest of a large folio. */
 			pfn += skip;
-			mapping = toss_lock_folio(folio, tc, true);
-			if (!mapping) {
-				folio_put(folio);
-				continue;
-			}
-			toss_queue(&b, folio, mapping, tc);
+			toss_queue(&b, folio, tc);
 		}
-		/* No folio stays locked across a reschedule. */
+		/* No folio stays pinned across a reschedule. */
 		toss_flush(&b, tc);
 		put_online_mems();
 		if (folio_batch_count(&b.release))
@@ -1206,24 +1233,26 @@ static bool toss_isolated(struct list_head *list, struct toss_scan *s,
 	folio_batch_init(&b.run);
 	folio_batch_init(&b.release);
 	list_for_each_entry_safe(folio, next, list, lru) {
-		struct address_space *mapping = NULL;
-
 		list_del(&folio->lru);
 		if (done) {
 			toss_unisolate(folio, true, s->gen);
 			continue;
 		}
 		if (folio_nr_pages(folio) >
-		    tc->nr_to_toss - tc->nr_tossed - b.pending)
+		    tc->nr_to_toss - tc->nr_tossed - b.pending) {
 			tc->nr_too_big += folio_nr_pages(folio);
-		else
-			mapping = toss_lock_folio(folio, tc, s->count);
-		if (!mapping) {
 			toss_unisolate(folio, true, s->gen);
 			continue;
 		}
-		toss_queue(&b, folio, mapping, tc);
-		done = tc->nr_tossed + b.pending >= tc->nr_to_toss;
+		toss_queue(&b, folio, tc);
+		/*
+		 * Enough gathered: toss them, and go on (oldest first) only
+		 * if some of them stayed.
+		 */
+		if (tc->nr_tossed + b.pending >= tc->nr_to_toss) {
+			toss_flush(&b, tc);
+			done = tc->nr_tossed >= tc->nr_to_toss;
+		}
 	}
 	toss_flush(&b, tc);
 	if (folio_batch_count(&b.release))
