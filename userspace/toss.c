@@ -1308,6 +1308,66 @@ void toss_state_unlock(int dirfd, const char *name, int fd)
 }
 
 /**
+ * toss_state_write() - a small file of the state directory, written whole
+ * @dirfd: toss_state_dir()
+ * @name: the file, created 0600 or truncated
+ * @text: what it holds
+ * @err: a message on failure
+ * @errlen: its size
+ *
+ * Return: 0 or a negative error.
+ */
+int toss_state_write(int dirfd, const char *name, const char *text,
+		     char *err, size_t errlen)
+{
+	size_t len = strlen(text);
+	int fd, ret = 0;
+
+	fd = state_open(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, err, errlen);
+	if (fd < 0)
+		return fd;
+	if (write(fd, text, len) != (ssize_t)len) {
+		ret = -EIO;
+		seterr(err, errlen, "%s/%s: short write", TOSS_STATE_DIR, name);
+	}
+	close(fd);
+	return ret;
+}
+
+/**
+ * toss_state_read() - a small file of the state directory, read whole
+ * @dirfd: toss_state_dir()
+ * @name: the file
+ * @buf: its text, NUL-terminated
+ * @len: the size of @buf; a longer file is an error
+ * @err: a message on failure
+ * @errlen: its size
+ *
+ * Return: 1, 0 when there is no such file, or a negative error.
+ */
+int toss_state_read(int dirfd, const char *name, char *buf, size_t len,
+		    char *err, size_t errlen)
+{
+	ssize_t n;
+	int fd;
+
+	fd = state_open(dirfd, name, O_RDONLY, err, errlen);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, len);
+	close(fd);
+	if (n < 0 || (size_t)n >= len) {
+		seterr(err, errlen, "%s/%s: %s", TOSS_STATE_DIR, name,
+		       n < 0 ? strerror(errno) : "too long");
+		return n < 0 ? -EIO : -EFBIG;
+	}
+	buf[n] = '\0';
+	return 1;
+}
+
+/**
  * toss_state_once() - is this the first time since boot for @name
  * @name: a marker file of the state directory
  *

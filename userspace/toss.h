@@ -227,6 +227,15 @@ int toss_state_lock(int dirfd, const char *name, long long deadline_ms,
 		    char *err, size_t errlen);
 void toss_state_unlock(int dirfd, const char *name, int fd);
 /*
+ * toss_state_write(), toss_state_read(): a small file @name of the
+ * directory, opened as toss_state_lock() opens it, written or read whole:
+ * 0 (read: 1, or 0 when there is none) or a negative error.
+ */
+int toss_state_write(int dirfd, const char *name, const char *text,
+		     char *err, size_t errlen);
+int toss_state_read(int dirfd, const char *name, char *buf, size_t len,
+		    char *err, size_t errlen);
+/*
  * toss_state_once(): 1 the first time it is called with @name since the
  * state directory was made (at boot: it is on /run), then 0; 1 also when
  * the directory cannot be used (a log line too many, never one too few).

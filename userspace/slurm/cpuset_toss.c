@@ -24,15 +24,25 @@
  *    toss_delegated() the request with nodes= and the policy's other
  *    rules.  A job cgroup whose CPUs are the whole machine while the job
  *    has fewer (ConstrainCores=no) is refused.
- *  - In slurmstepd, task_post_fork of local task 0 runs after the tasks
- *    are in the step cgroup and before they exec.  There, once per job
- *    and machine: lock /run/cpuset-toss/slurm-job<id>.lock (root's 0700
- *    directory: no user can open it), read "tosses" of the job cgroup's
- *    cpuset.memory_toss_cache.stat, toss if it is 0, unlock.  A second
- *    step that starts meanwhile waits for the first one's toss, until
- *    one deadline (the policy's timeout) for the lock and the rate
- *    limit's together; a requeued job gets a new cgroup.  The extern
- *    step is skipped.
+ *  - At the job's start on each machine, once: with PrologFlags=Contain,
+ *    Slurm runs the job's extern step on every machine of the job, in
+ *    the job's cgroup with its cpuset, and starts no task there before
+ *    the extern step's task_post_fork has returned.  The toss is made
+ *    there.  The user's --toss-cache does not reach the extern step in
+ *    22.05; the SPANK job prolog, which runs as root on every machine of
+ *    the job before the extern step, finds it in its environment and
+ *    leaves it in /run/cpuset-toss/slurm-job<id>.request.
+ *  - Without the extern step, local task 0 of the job's first step
+ *    tosses, in task_post_fork (after the tasks are in the step cgroup,
+ *    before they exec).
+ *  - Either way, under /run/cpuset-toss/slurm-job<id>.lock, the decision
+ *    (tossed, refused, failed or nothing asked) is recorded in
+ *    /run/cpuset-toss/slurm-job<id>.decided: no later step of the job
+ *    tosses (its own cache, warm by then).  Files of root's 0700
+ *    directory: no user can open them.  A step that starts meanwhile
+ *    waits for the decision, until one deadline (the policy's timeout)
+ *    for the lock and the rate limit's together.  The job epilog removes
+ *    the files.
  *  - On a kernel without cpuset.memory_toss_cache, slurmd logs so once at
  *    info when it loads the plugin; a step then only logs at debug, so no
  *    job gets an error line for it.
@@ -44,6 +54,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +85,9 @@ SPANK_PLUGIN(cpuset_toss, 1);
  */
 #define SRUN_OPT_ENV \
 	"SLURM_SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache"
+/* The same option in the job prolog's environment (the job's spank env). */
+#define PROLOG_OPT_ENV \
+	"SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache"
 #define WHAT_MAX		256	/* leaves room for " nodes=<list>" */
 #define CPUS_MAX		65536	/* a CPU list of any machine */
 
@@ -248,19 +262,23 @@ static int job_ncpus(spank_t sp)
  * toss_job() - toss the nodes of this machine that are the job's, once
  * @sp: the step
  * @jobid: the job
- * @what: the request
+ * @what: the request; NULL when nothing was asked
+ * @step: "the extern step" or "the first step", for the log
  *
- * Everything is logged here; nothing fails the job.
+ * The first call for the job on this machine decides, and records its
+ * decision; every later one finds it and does nothing.  Everything is
+ * logged here; nothing fails the job.
  */
-static void toss_job(spank_t sp, uint32_t jobid, const char *what)
+static void toss_job(spank_t sp, uint32_t jobid, const char *what,
+		     const char *step)
 {
-	char err[512] = "", list[TOSS_REQ_MAX];
+	char err[512] = "", list[TOSS_REQ_MAX], decided[128] = "";
 	struct toss_delegate d = { 0 };
 	struct toss_policy policy;
 	struct toss_cgroup cg;
 	struct timespec t0;
 	long long tosses = 0, deadline;
-	char lock[64], requester[64];
+	char lock[64], rec[64], requester[64];
 	uint32_t uid;
 	long waited;
 	int dirfd, fd = -1, ret, ncpus, online, weight;
@@ -271,24 +289,18 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 			       sizeof(err));
 	if (ret) {
 		slurm_error(PFX "job %u: the policy: %s (%s); request \"%s\" not written",
-			    jobid, err, toss_strerror(ret), what);
+			    jobid, err, toss_strerror(ret), what ? what : "");
 		return;
 	}
 	ret = job_cgroup(jobid, &cg, err, sizeof(err));
 	if (ret) {
 		slurm_error(PFX "job %u: no job cgroup in the cpuset hierarchy: %s (%s) (TaskPlugin=task/cgroup with ConstrainCores=yes is needed); request \"%s\" not written",
-			    jobid, err, toss_strerror(ret), what);
-		return;
-	}
-	/* slurmd said so once, at info (kernel_check()) */
-	if (!toss_has_file(&cg)) {
-		slurm_debug(PFX "job %u: %s; request \"%s\" not written",
-			    jobid, toss_strerror(-TOSS_ENOFILE), what);
+			    jobid, err, toss_strerror(ret), what ? what : "");
 		return;
 	}
 	/*
 	 * One deadline for the whole decision: the job's lock (another step
-	 * of the job tossing) and, in toss_delegated(), the rate limit's.
+	 * of the job deciding) and, in toss_delegated(), the rate limit's.
 	 * Both are files of root's 0700 directory: no user can hold them.
 	 */
 	deadline = toss_now_ms() + 1000LL * (policy.timeout ? policy.timeout :
@@ -296,31 +308,58 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 	dirfd = toss_state_dir(err, sizeof(err));
 	if (dirfd < 0) {
 		slurm_error(PFX "job %u: %s; request \"%s\" not written", jobid, err,
-			    what);
+			    what ? what : "");
 		return;
 	}
 	snprintf(lock, sizeof(lock), "slurm-job%u.lock", jobid);
+	snprintf(rec, sizeof(rec), "slurm-job%u.decided", jobid);
 	fd = toss_state_lock(dirfd, lock, deadline, err, sizeof(err));
 	waited = ms_since(&t0);
 	if (fd < 0) {
-		slurm_error(PFX "job %u: cgroup %s: no lock after %ld ms (another step's toss; timeout = %us): %s; request \"%s\" not written",
-			    jobid, cg.rel, waited, policy.timeout, err, what);
+		slurm_error(PFX "job %u: cgroup %s: no lock after %ld ms (another step deciding; timeout = %us): %s; request \"%s\" not written",
+			    jobid, cg.rel, waited, policy.timeout, err,
+			    what ? what : "");
+		goto out_recorded;
+	}
+	ret = toss_state_read(dirfd, rec, decided, sizeof(decided), err,
+			      sizeof(err));
+	if (ret) {
+		if (ret < 0)
+			slurm_error(PFX "job %u: %s; request \"%s\" not written",
+				    jobid, err, what ? what : "");
+		else if (waited >= 10)
+			slurm_info(PFX "job %u: %s: waited %ld ms for another step's decision: %s",
+				   jobid, step, waited, decided);
+		else
+			slurm_debug(PFX "job %u: %s: decided at the job's start already (%s)",
+				    jobid, step, decided);
+		goto out_recorded;
+	}
+	snprintf(decided, sizeof(decided), "nothing asked, by %s", step);
+	if (!what)
+		goto out;
+	/* slurmd said so once, at info (kernel_check()) */
+	if (!toss_has_file(&cg)) {
+		slurm_debug(PFX "job %u: %s; request \"%s\" not written",
+			    jobid, toss_strerror(-TOSS_ENOFILE), what);
+		snprintf(decided, sizeof(decided), "no file, by %s", step);
 		goto out;
 	}
+	snprintf(decided, sizeof(decided), "failed, by %s", step);
 	ret = toss_stat_value(&cg, "tosses", &tosses);
 	if (ret) {
 		slurm_error(PFX "job %u: cgroup %s: reading \"tosses\" of cpuset.memory_toss_cache.stat: %s; request \"%s\" not written",
 			    jobid, cg.rel, toss_strerror(ret), what);
 		goto out;
 	}
-	if (tosses > 0 && waited >= 10) {
+	if (tosses > 0 && waited >= 10)
 		slurm_info(PFX "job %u: cgroup %s: waited %ld ms for another step's toss; tossed already (%lld)",
 			   jobid, cg.rel, waited, tosses);
-		goto out;
-	}
-	if (tosses > 0) {
+	else if (tosses > 0)
 		slurm_debug(PFX "job %u: cgroup %s: tossed already (%lld)",
 			    jobid, cg.rel, tosses);
+	if (tosses > 0) {
+		snprintf(decided, sizeof(decided), "tossed already, seen by %s", step);
 		goto out;
 	}
 
@@ -342,6 +381,7 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 	if (weight >= online && ncpus < online) {
 		slurm_info(PFX "job %u: cgroup %s: refused: its CPUs (%s) are every CPU of this machine but the job has %d: cores are not constrained (cgroup.conf ConstrainCores=yes is needed); request \"%s\" not written",
 			   jobid, cg.rel, cpus, ncpus, what);
+		snprintf(decided, sizeof(decided), "refused, by %s", step);
 		goto out;
 	}
 
@@ -367,12 +407,15 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 		snprintf(requester, sizeof(requester), "slurm-job%u", jobid);
 	d.requester = requester;
 	ret = toss_delegated(&d);
-	if (ret == 1)
+	if (ret == 1) {
+		snprintf(decided, sizeof(decided), "refused, by %s", step);
 		goto out;
+	}
 	if (ret == -EAGAIN) {
 		slurm_info(PFX "job %u: cgroup %s: request \"%s\": %s, after %ld ms",
 			   jobid, cg.rel, d.written, toss_strerror(ret),
 			   ms_since(&t0));
+		snprintf(decided, sizeof(decided), "tossed in part, by %s", step);
 	} else if (ret) {
 		slurm_error(PFX "job %u: cgroup %s: request \"%s\" failed after %ld ms: %s",
 			    jobid, cg.rel, d.written[0] ? d.written : d.request,
@@ -382,8 +425,13 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what)
 		slurm_info(PFX "job %u: tossed nodes %s (CPUs %s) of cgroup %s, request \"%s\", in %ld ms (%ld waiting for the lock)",
 			   jobid, list, cpus, cg.rel, d.written, ms_since(&t0),
 			   waited);
+		snprintf(decided, sizeof(decided), "tossed, by %s", step);
 	}
 out:
+	if (toss_state_write(dirfd, rec, decided, err, sizeof(err)))
+		slurm_error(PFX "job %u: %s: the decision (%s) is not recorded: a later step may toss",
+			    jobid, err, decided);
+out_recorded:
 	free(cpus);
 	toss_state_unlock(dirfd, lock, fd);	/* and the lock with it */
 	close(dirfd);
@@ -486,54 +534,151 @@ int slurm_spank_user_init(spank_t sp, int ac, char *av[])
 	return ESPANK_SUCCESS;
 }
 
+/* The job's request from the job prolog: 1, 0 if it left none, or < 0. */
+static int job_request(uint32_t jobid, char *what, size_t len)
+{
+	char name[64], err[512];
+	int dirfd, ret;
+
+	dirfd = toss_state_dir(err, sizeof(err));
+	if (dirfd < 0) {
+		slurm_error(PFX "job %u: %s: the job's --toss-cache is not known",
+			    jobid, err);
+		return dirfd;
+	}
+	snprintf(name, sizeof(name), "slurm-job%u.request", jobid);
+	ret = toss_state_read(dirfd, name, what, len, err, sizeof(err));
+	if (ret < 0)
+		slurm_error(PFX "job %u: %s: the job's --toss-cache is not known",
+			    jobid, err);
+	close(dirfd);
+	return ret;
+}
+
 /*
- * slurmstepd, as root, for each task after it is in the step cgroup and
- * before any task execs: local task 0 tosses, once per job and machine.
+ * The site's default request into @what: plugstack.conf's default=, else
+ * the policy file's "request".  Returns 1, or 0 when there is none.
+ */
+static int site_request(char *what, size_t len)
+{
+	struct toss_policy policy;
+	char err[512];
+
+	if (site_set) {
+		snprintf(what, len, "%s", site_what);
+		return 1;
+	}
+	if (toss_policy_load(CPUSET_TOSS_POLICY, "slurm", &policy, err,
+			     sizeof(err))) {
+		slurm_error(PFX "the policy: %s; no toss", err);
+		return 0;
+	}
+	if (!policy.request[0])
+		return 0;
+	if (what_copy(policy.request, what, len, err, sizeof(err))) {
+		slurm_error(PFX "the policy's request: %s; no default toss", err);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * slurmstepd, as root: in the extern step once (no task: taskid -1),
+ * after the job cgroup's cpuset is written and before any task of the
+ * job starts on this machine; in any other step for each task, after it
+ * is in the step cgroup and before any task execs: local task 0 decides,
+ * unless the extern step or an earlier step did.
  */
 int slurm_spank_task_post_fork(spank_t sp, int ac, char *av[])
 {
-	struct toss_policy policy;
-	const char *what;
+	char what[WHAT_MAX];
 	uint32_t jobid = 0, stepid = 0;
-	int taskid = -1;
-	char err[512];
+	int taskid = -1, has = 0;
+	bool ext;
 
 	(void)ac;
 	(void)av;
 	if (!spank_remote(sp))
 		return ESPANK_SUCCESS;
-	if (spank_get_item(sp, S_TASK_ID, &taskid) != ESPANK_SUCCESS ||
-	    taskid != 0)
+	if (spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS)
 		return ESPANK_SUCCESS;
-	if (spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
-	    stepid == SLURM_EXTERN_CONT)
+	ext = stepid == SLURM_EXTERN_CONT;
+	if (!ext && (spank_get_item(sp, S_TASK_ID, &taskid) != ESPANK_SUCCESS ||
+		     taskid != 0))
 		return ESPANK_SUCCESS;
-	if (user_set) {
-		what = user_what;
-	} else if (site_set) {
-		what = site_what;
-	} else {
-		/* the policy file's site default */
-		if (toss_policy_load(CPUSET_TOSS_POLICY, "slurm", &policy, err,
-				     sizeof(err))) {
-			slurm_error(PFX "the policy: %s; no toss", err);
-			return ESPANK_SUCCESS;
-		}
-		if (!policy.request[0])
-			return ESPANK_SUCCESS;
-		if (what_copy(policy.request, site_what, sizeof(site_what),
-			      err, sizeof(err))) {
-			slurm_error(PFX "the policy's request: %s; no default toss",
-				    err);
-			return ESPANK_SUCCESS;
-		}
-		what = site_what;
-	}
 	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS) {
-		slurm_error(PFX "no job id; request \"%s\" not written", what);
+		slurm_error(PFX "no job id; no toss");
 		return ESPANK_SUCCESS;
 	}
-	toss_job(sp, jobid, what);
+	if (ext)
+		has = job_request(jobid, what, sizeof(what));
+	else if (user_set)
+		has = snprintf(what, sizeof(what), "%s", user_what) > 0;
+	if (has < 0)
+		return ESPANK_SUCCESS;
+	if (!has)
+		has = site_request(what, sizeof(what));
+	toss_job(sp, jobid, has ? what : NULL,
+		 ext ? "the extern step" : "the first step");
+	return ESPANK_SUCCESS;
+}
+
+/*
+ * The job prolog (slurmd, as root, on every machine of the job, before its
+ * extern step): the user's --toss-cache, which is in the job's environment
+ * here and nowhere in the extern step, left for the extern step.
+ */
+int slurm_spank_job_prolog(spank_t sp, int ac, char *av[])
+{
+	const char *opt = getenv(PROLOG_OPT_ENV);
+	char what[WHAT_MAX], name[64], err[512] = "";
+	uint32_t jobid = 0;
+	int dirfd;
+
+	(void)ac;
+	(void)av;
+	if (!opt)
+		return ESPANK_SUCCESS;
+	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS) {
+		slurm_error(PFX "job prolog: no job id; --toss-cache not passed on");
+		return ESPANK_SUCCESS;
+	}
+	if (what_copy(opt, what, sizeof(what), err, sizeof(err))) {
+		slurm_error(PFX "job %u: --toss-cache: %s; the site's default applies",
+			    jobid, err);
+		return ESPANK_SUCCESS;
+	}
+	dirfd = toss_state_dir(err, sizeof(err));
+	snprintf(name, sizeof(name), "slurm-job%u.request", jobid);
+	if (dirfd < 0 || toss_state_write(dirfd, name, what, err, sizeof(err)))
+		slurm_error(PFX "job %u: %s; --toss-cache not passed on", jobid,
+			    err);
+	if (dirfd >= 0)
+		close(dirfd);
+	return ESPANK_SUCCESS;
+}
+
+/* The job epilog (slurmd, as root): the job's files go. */
+int slurm_spank_job_epilog(spank_t sp, int ac, char *av[])
+{
+	static const char *const kinds[] = { "request", "decided" };
+	char name[64], err[512];
+	uint32_t jobid = 0;
+	size_t i;
+	int dirfd;
+
+	(void)ac;
+	(void)av;
+	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS)
+		return ESPANK_SUCCESS;
+	dirfd = toss_state_dir(err, sizeof(err));
+	if (dirfd < 0)
+		return ESPANK_SUCCESS;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		snprintf(name, sizeof(name), "slurm-job%u.%s", jobid, kinds[i]);
+		unlinkat(dirfd, name, 0);
+	}
+	close(dirfd);
 	return ESPANK_SUCCESS;
 }
 

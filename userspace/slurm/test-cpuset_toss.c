@@ -268,6 +268,10 @@ static void reset_job(const char *site)
 	snprintf(marker, sizeof(marker), "%s/run/cpuset-toss/slurm/job_42",
 		 TEST_DIR);
 	unlink(marker);
+	/* and this version's decision and request */
+	unlink("/run/cpuset-toss/slurm-job42.decided");
+	unlink("/run/cpuset-toss/slurm-job42.request");
+	unlink("/run/cpuset-toss/slurm-job43.decided");
 	user_set = 0;
 	site_set = !!site;
 	if (site)
@@ -757,14 +761,94 @@ int main(void)
 	CHECK(post_fork() == ESPANK_SUCCESS);
 	CHECK(!what_written()[0] && logged_errors >= 1);
 
-	printf("== the extern step: never\n");
+	printf("== the extern step decides at the job's start; no later step tosses\n");
+	/* the site's default */
 	reset_job("1");
 	fake_step = SLURM_EXTERN_CONT;
 	fake_task = -1;
 	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 nodes=1"));
+	CHECK(LOGGED("tossed nodes 1"));
+	put("jobcg/cpuset.memory_toss_cache", "");
+	set_tosses(0);	/* (so that only the record can stop it) */
+	fake_step = 0;
 	fake_task = 0;
+	fake_has_opt = 1;
+	fake_optarg = "128M";
+	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
 	CHECK(post_fork() == ESPANK_SUCCESS);
 	CHECK(!what_written()[0]);
+	/* the user's --toss-cache, from the job prolog's environment */
+	reset_job(NULL);
+	fake_ctx = S_CTX_JOB_SCRIPT;
+	setenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache", "256M", 1);
+	CHECK(slurm_spank_job_prolog(NULL, 0, NULL) == ESPANK_SUCCESS);
+	unsetenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache");
+	CHECK(!access("/run/cpuset-toss/slurm-job42.request", F_OK));
+	fake_ctx = S_CTX_REMOTE;
+	fake_step = SLURM_EXTERN_CONT;
+	fake_task = -1;
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "256M nodes=1"));
+	/* a bare --toss-cache arrives as "(null)": the whole cache */
+	reset_job(NULL);
+	fake_ctx = S_CTX_JOB_SCRIPT;
+	setenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache", "(null)", 1);
+	CHECK(slurm_spank_job_prolog(NULL, 0, NULL) == ESPANK_SUCCESS);
+	unsetenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache");
+	fake_ctx = S_CTX_REMOTE;
+	fake_step = SLURM_EXTERN_CONT;
+	fake_task = -1;
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 nodes=1"));
+	/* nothing asked at the start: a later step's --toss-cache does nothing */
+	reset_job(NULL);
+	fake_step = SLURM_EXTERN_CONT;
+	fake_task = -1;
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0]);
+	fake_step = 0;
+	fake_task = 0;
+	fake_has_opt = 1;
+	fake_optarg = "1";
+	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0] && logged_errors == 0);
+	/* refused at the start (nodes= is the site's): recorded, not retried */
+	reset_job(NULL);
+	fake_ctx = S_CTX_JOB_SCRIPT;
+	setenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache", "1:nodes=2", 1);
+	CHECK(slurm_spank_job_prolog(NULL, 0, NULL) == ESPANK_SUCCESS);
+	unsetenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache");
+	fake_ctx = S_CTX_REMOTE;
+	fake_step = SLURM_EXTERN_CONT;
+	fake_task = -1;
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0]);
+	fake_step = 1;
+	fake_task = 0;
+	fake_has_opt = 1;
+	fake_optarg = "1";
+	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0]);
+	/* without an extern step the first step decides, and records it */
+	reset_job(NULL);
+	fake_has_opt = 1;
+	fake_optarg = "1";
+	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 nodes=1"));
+	put("jobcg/cpuset.memory_toss_cache", "");
+	set_tosses(0);
+	fake_step = 1;
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0]);
+	/* the job epilog removes the job's files */
+	fake_ctx = S_CTX_JOB_SCRIPT;
+	CHECK(slurm_spank_job_epilog(NULL, 0, NULL) == ESPANK_SUCCESS);
+	fake_ctx = S_CTX_REMOTE;
+	CHECK(access("/run/cpuset-toss/slurm-job42.decided", F_OK) && errno == ENOENT);
 
 	printf("== errors are logged, never returned\n");
 	/* the write fails (EISDIR) */

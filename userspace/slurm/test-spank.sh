@@ -21,7 +21,7 @@ if [ -z "${SPANK_TEST_NS:-}" ]; then
 	if [ -z "${OLD:-}" ] && [ -e "$out/cpuset_toss.so" ]; then
 		# Slurm finds these with dlsym(); nothing else is exported
 		syms=$(nm -D --defined-only "$out/cpuset_toss.so" | awk '{ print $3 }' | sort | tr '\n' ' ')
-		want="plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_task_post_fork slurm_spank_user_init spank_plugin_version "
+		want="plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_job_epilog slurm_spank_job_prolog slurm_spank_task_post_fork slurm_spank_user_init spank_plugin_version "
 		echo "cpuset_toss.so exports: $syms"
 		[ "$syms" = "$want" ] || { echo "FAIL: expected exactly: $want"; bad=1; }
 	fi

@@ -25,6 +25,7 @@ slurm_up() {
 	SlurmdSpoolDir=/var/spool/slurmd
 	ProctrackType=proctrack/cgroup
 	TaskPlugin=task/cgroup,task/affinity
+	PrologFlags=Contain
 	SelectType=select/cons_tres
 	SelectTypeParameters=CR_Core
 	ReturnToService=2
@@ -158,14 +159,11 @@ test_slurm_refused_keys() {
 	return $bad
 }
 
-# A batch job with --toss-cache and srun steps: the batch step tosses
-# before the script runs, no step tosses again, two concurrent steps
-# included.  Then a job whose batch step asks nothing and whose two
-# concurrent steps ask: one tosses, the other waits for that toss (the
-# job's lock, /run/cpuset-toss/slurm-job<id>.lock) and starts its task
-# after it: both see node 1's file gone.  So that both steps are sure to
-# want the lock at once, the script (root's job) holds it for 6 s while
-# they start; umask 077: the plugin refuses a lock file others can open.
+# A batch job with --toss-cache and srun steps: the extern step tosses at
+# the job's start, before the script runs; no step tosses again, two
+# concurrent steps included.  Then a job that asked nothing at its start
+# and whose two concurrent steps ask: the decision was made at the start,
+# no step tosses the job's own cache, warm by then.
 slurm_batch() {	# slurm_batch <out> <sbatch args...>: wait for its end
 	local id i st o=$1
 	shift
@@ -199,63 +197,65 @@ test_slurm_batch_once() {
 	fill || return 1
 	id=$(slurm_batch /tmp/steps.out --wrap "
 		$JOB_INFO
-		(umask 077; flock -o /run/cpuset-toss/slurm-job\$SLURM_JOB_ID.lock sleep 6) &
 		for s in a b; do
-			srun -n1 -c1 --toss-cache sh -c \"echo step \$s \\\$(date +%s.%N) \\\$(fincore -b -n -o RES $FILL/n1)\" &
+			srun -n1 -c1 --toss-cache sh -c \"echo step \$s \\\$(fincore -b -n -o RES $FILL/n1)\" &
 		done
 		wait") || return 1
-	log "job $id, two concurrent steps with --toss-cache: $(tr '\n' ' ' < /tmp/steps.out)"
+	log "job $id, nothing asked at its start, two concurrent steps with --toss-cache: $(tr '\n' ' ' < /tmp/steps.out)"
 	grep "cpuset_toss: job $id: " $SLURMD_LOG | sed 's/^/# slurmd: /'
 	expect_cpus "$(cat /tmp/steps.out)" 1,3 || return 1
-	[ "$(grep -c '^step [ab] [0-9.]* 0$' /tmp/steps.out)" = 2 ] ||
-		{ log "a step started before node 1 was tossed"; bad=1; }
-	[ "$(grep -c "cpuset_toss: job $id: .*waited [0-9]* ms for another step's toss; tossed already" $SLURMD_LOG)" = 1 ] ||
-		{ log "no step waited for the other one's toss"; bad=1; }
+	[ "$(grep -c "^step [ab] $full\$" /tmp/steps.out)" = 2 ] ||
+		{ log "a step saw node 1's cache gone"; bad=1; }
+	expect_tossed && expect_job_tosses "job $id" 0 || bad=1
+	return $bad
+}
+
+# An allocation that runs no step on the machine (salloc --no-shell):
+# with PrologFlags=Contain the extern step tosses at its start all the
+# same; without it (the fallback) nothing happens until the job's first
+# step, which tosses as it asks.
+salloc_no_shell() {	# salloc_no_shell <salloc args...>: the job id
+	timeout 60 salloc --no-shell "$@" 2>&1 |
+		sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p'
+}
+
+wait_job_tossed() {	# wait_job_tossed <id>: slurmd logged its toss (30 s)
+	local i
+	for i in $(seq 30); do
+		grep -q "cpuset_toss: job $1: tossed" $SLURMD_LOG && return 0
+		sleep 1
+	done
+	return 1
+}
+
+test_slurm_no_step() {
+	local id out bad=0
+	slurm_up || return 1
+	fill || return 1
+	id=$(salloc_no_shell -n1 -c2 --toss-cache)
+	[ -n "$id" ] || { log "salloc --no-shell: no allocation"; return 1; }
+	wait_job_tossed "$id"
+	log "allocation $id, no step: $(grep "cpuset_toss: job $id: " $SLURMD_LOG | tr '\n' ' ')"
 	expect_tossed 1 && expect_job_tosses "job $id" 1 || bad=1
-	return $bad
-}
-
-# The site's default (plugstack.conf default=): every job tosses the
-# nodes it holds whole, without the option, as the policy allows.
-test_slurm_site_default() {
-	local out bad=0
-	slurm_up || return 1
-	echo "optional cpuset_toss.so default=1" > $PLUGSTACK
-	fill || return 1
-	out=$(slurm_job 1) || return 1
-	log "srun -c1 with the site default: $(echo $out)"
-	expect_cpus "$out" 1 || bad=1
-	expect_tossed && expect_job_tosses "$out" 0 || bad=1
-	fill || return 1
-	out=$(slurm_job 2) || return 1
-	log "srun -c2 with the site default: $(echo $out)"
-	expect_cpus "$out" 1,3 || bad=1
-	expect_tossed 1 && expect_job_tosses "$out" 1 || bad=1
-	cp /root/plugstack-packaged.conf $PLUGSTACK
-	return $bad
-}
-
-# ConstrainCores=no: the job cgroup has every CPU whatever the job holds;
-# a one-CPU job is refused, a job holding every CPU tosses every node
-# with CPUs.
-test_slurm_unconstrained() {
-	local out bad=0
-	slurm_up || return 1
-	slurm_cgroup_conf no
-	timeout 60 scancel -n blocker
-	systemctl restart slurmd && slurm_idle || { slurm_cgroup_conf yes; return 1; }
-	fill || return 1
-	out=$(slurm_job 1 --toss-cache) || bad=1
-	log "srun -c1 --toss-cache, ConstrainCores=no: $(echo $out)"
-	expect_cpus "$out" 0-3 || bad=1
-	expect_tossed && expect_job_tosses "$out" 0 || bad=1
-	expect_job_log "$out" "cores are not constrained" || bad=1
-	fill || return 1
-	out=$(slurm_job 4 --toss-cache) || bad=1
-	log "srun -c4 --toss-cache, ConstrainCores=no: $(echo $out)"
-	expect_tossed 0 1 2 && expect_job_tosses "$out" 1 || bad=1
-	slurm_cgroup_conf yes
-	systemctl restart slurmd && slurm_idle && slurm_blocker || bad=1
+	timeout 30 scancel "$id"
+	# the fallback: no extern step
+	sed -i '/^PrologFlags=/d' /etc/slurm/slurm.conf
+	if systemctl restart slurmctld slurmd && slurm_idle; then
+		fill || return 1
+		id=$(salloc_no_shell -n1 -c2 --toss-cache)
+		sleep 5
+		log "allocation $id without PrologFlags=Contain, no step yet: $(grep -c "cpuset_toss: job $id: tossed" $SLURMD_LOG) tosses"
+		expect_tossed && expect_job_tosses "job $id" 0 || bad=1
+		out=$(timeout 120 srun --jobid="$id" -n1 -c2 --toss-cache sh -c "$JOB_INFO") || bad=1
+		log "its first step, with --toss-cache: $(echo $out)"
+		expect_tossed 1 && expect_job_tosses "job $id" 1 || bad=1
+		timeout 30 scancel "$id"
+	else
+		log "slurmctld or slurmd did not come back without PrologFlags"
+		bad=1
+	fi
+	echo PrologFlags=Contain >> /etc/slurm/slurm.conf
+	systemctl restart slurmctld slurmd && slurm_idle || bad=1
 	return $bad
 }
 
@@ -264,6 +264,7 @@ tests_slurm() {
 	t slurm-own-nodes test_slurm_own_nodes
 	t slurm-refused-keys test_slurm_refused_keys
 	t slurm-batch-once test_slurm_batch_once
+	t slurm-no-step test_slurm_no_step
 	t slurm-site-default test_slurm_site_default
 	t slurm-unconstrained test_slurm_unconstrained
 }
