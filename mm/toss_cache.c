@@ -93,8 +93,8 @@
 #define TOSS_GATHER_FILES	32U
 
 /*
- * Locked folios gathered before they are removed file by file, and their
- * files: one page.
+ * Pinned candidates gathered before they are locked, checked and removed
+ * file by file, and their files: one page.
  */
 struct toss_gather {
 	struct address_space *files[TOSS_GATHER_FILES];
