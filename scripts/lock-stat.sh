@@ -10,7 +10,8 @@
 # tosses of 1 GiB of node 1 (one file, then 48 files) with 1, 2 and, where
 # the node has the CPUs, 4 workers, lock statistics gathered during each
 # toss only.  The lock classes waited on longest, and those of the locks a
-# toss takes, go to <outfile> as LOCKSTAT lines.  LOCKSTAT_REPS=n
+# toss takes, go to <outfile> as LOCKSTAT lines, and in tables to
+# <outfile less .txt>.md (bench/lockstat.py).  LOCKSTAT_REPS=n
 # repetitions (default 3).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,4 +35,5 @@ for cpus in "0 1,3 2 -" "0 1,3,4,5 2 -"; do
 	grep '^LOCKSTAT ' "$work/console.log" | sed "s/^LOCKSTAT /LOCKSTAT node1_cpus=${cpus// /_} /" >> "$work/out"
 done
 mv "$work/out" "$out"
-echo "lock-stat: wrote $out ($(wc -l < "$out") lines)"
+python3 "$here/bench/lockstat.py" "$out" "${out%.txt}.md"
+echo "lock-stat: wrote $out ($(wc -l < "$out") lines) and ${out%.txt}.md"
