@@ -108,11 +108,16 @@ struct toss_gather {
 #define TOSS_CPUS_RECHECK	msecs_to_jiffies(10)
 
 /*
- * Workers of one node's whole toss, at most.  They share the node's zone
- * locks, its LRU locks (one per memcg) and each file's i_pages lock, so
- * that more of them mostly spin; fewer when the caller's CPUs are fewer.
+ * Workers of one node's whole toss, at most; fewer when the caller's CPUs
+ * on the node are fewer.  They share the node's zone lock and its LRU
+ * lock (one per memcg), and, where their stripes hold the same file, the
+ * file's i_lock and i_pages lock, held together for each run: a lock held
+ * for a share h of one worker's time lets about 1/h workers gain.  In
+ * make lock-stat, the file's i_lock was held for about a third of one
+ * worker's time when the node held one file (about 3 workers), the zone
+ * lock for about an eighth with 48 files (about 8).
  */
-#define TOSS_MAX_WORKERS	8U
+#define TOSS_MAX_WORKERS	4U
 
 /*
  * The workers of a whole toss share a node stripe by stripe, dealt round
