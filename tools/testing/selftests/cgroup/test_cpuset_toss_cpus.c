@@ -5,8 +5,8 @@
  *
  * Never on an isolated CPU (an isolated partition, or isolcpus= when the
  * kernel was booted with it); on the cpuset's own CPUs, not on those of a
- * sibling's partition; a node's walk shared by workers_per_node workers,
- * each with its stripe of the node.  See toss_util.c for how the page
+ * sibling's partition; a node's walk shared by one worker per CPU of the
+ * cpuset on it (4 at most), each with its stripe of the node.  See toss_util.c for how the page
  * cache of a node is measured.
  */
 #define _GNU_SOURCE
