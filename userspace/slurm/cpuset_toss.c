@@ -263,7 +263,7 @@ static int job_ncpus(spank_t sp)
  * @sp: the step
  * @jobid: the job
  * @what: the request; NULL when nothing was asked
- * @step: "the extern step" or "the first step", for the log
+ * @step: "the extern step", "the batch step" or "step <id>", for the log
  *
  * The first call for the job on this machine decides, and records its
  * decision; every later one finds it and does nothing.  Everything is
@@ -280,7 +280,7 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what,
 	long long tosses = 0, deadline;
 	char lock[64], rec[64], requester[64];
 	uint32_t uid;
-	long waited;
+	long waited, lock_ms;
 	int dirfd, fd = -1, ret, ncpus, online, weight;
 	char *cpus = NULL;
 
@@ -313,8 +313,10 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what,
 	}
 	snprintf(lock, sizeof(lock), "slurm-job%u.lock", jobid);
 	snprintf(rec, sizeof(rec), "slurm-job%u.decided", jobid);
+	lock_ms = ms_since(&t0);
 	fd = toss_state_lock(dirfd, lock, deadline, err, sizeof(err));
 	waited = ms_since(&t0);
+	lock_ms = waited - lock_ms;
 	if (fd < 0) {
 		slurm_error(PFX "job %u: cgroup %s: no lock after %ld ms (another step deciding; timeout = %us): %s; request \"%s\" not written",
 			    jobid, cg.rel, waited, policy.timeout, err,
@@ -327,9 +329,9 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what,
 		if (ret < 0)
 			slurm_error(PFX "job %u: %s; request \"%s\" not written",
 				    jobid, err, what ? what : "");
-		else if (waited >= 10)
+		else if (lock_ms >= 100)
 			slurm_info(PFX "job %u: %s: waited %ld ms for another step's decision: %s",
-				   jobid, step, waited, decided);
+				   jobid, step, lock_ms, decided);
 		else
 			slurm_debug(PFX "job %u: %s: decided at the job's start already (%s)",
 				    jobid, step, decided);
@@ -591,7 +593,7 @@ static int site_request(char *what, size_t len)
  */
 int slurm_spank_task_post_fork(spank_t sp, int ac, char *av[])
 {
-	char what[WHAT_MAX];
+	char what[WHAT_MAX], step[32];
 	uint32_t jobid = 0, stepid = 0;
 	int taskid = -1, has = 0;
 	bool ext;
@@ -618,8 +620,13 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char *av[])
 		return ESPANK_SUCCESS;
 	if (!has)
 		has = site_request(what, sizeof(what));
-	toss_job(sp, jobid, has ? what : NULL,
-		 ext ? "the extern step" : "the first step");
+	if (ext)
+		snprintf(step, sizeof(step), "the extern step");
+	else if (stepid == SLURM_BATCH_SCRIPT)
+		snprintf(step, sizeof(step), "the batch step");
+	else
+		snprintf(step, sizeof(step), "step %u", stepid);
+	toss_job(sp, jobid, has ? what : NULL, step);
 	return ESPANK_SUCCESS;
 }
 

@@ -259,6 +259,50 @@ test_slurm_no_step() {
 	return $bad
 }
 
+# The site's default (plugstack.conf default=): every job tosses the
+# nodes it holds whole, without the option, as the policy allows.
+test_slurm_site_default() {
+	local out bad=0
+	slurm_up || return 1
+	echo "optional cpuset_toss.so default=1" > $PLUGSTACK
+	fill || return 1
+	out=$(slurm_job 1) || return 1
+	log "srun -c1 with the site default: $(echo $out)"
+	expect_cpus "$out" 1 || bad=1
+	expect_tossed && expect_job_tosses "$out" 0 || bad=1
+	fill || return 1
+	out=$(slurm_job 2) || return 1
+	log "srun -c2 with the site default: $(echo $out)"
+	expect_cpus "$out" 1,3 || bad=1
+	expect_tossed 1 && expect_job_tosses "$out" 1 || bad=1
+	cp /root/plugstack-packaged.conf $PLUGSTACK
+	return $bad
+}
+
+# ConstrainCores=no: the job cgroup has every CPU whatever the job holds;
+# a one-CPU job is refused, a job holding every CPU tosses every node
+# with CPUs.
+test_slurm_unconstrained() {
+	local out bad=0
+	slurm_up || return 1
+	slurm_cgroup_conf no
+	timeout 60 scancel -n blocker
+	systemctl restart slurmd && slurm_idle || { slurm_cgroup_conf yes; return 1; }
+	fill || return 1
+	out=$(slurm_job 1 --toss-cache) || bad=1
+	log "srun -c1 --toss-cache, ConstrainCores=no: $(echo $out)"
+	expect_cpus "$out" 0-3 || bad=1
+	expect_tossed && expect_job_tosses "$out" 0 || bad=1
+	expect_job_log "$out" "cores are not constrained" || bad=1
+	fill || return 1
+	out=$(slurm_job 4 --toss-cache) || bad=1
+	log "srun -c4 --toss-cache, ConstrainCores=no: $(echo $out)"
+	expect_tossed 0 1 2 && expect_job_tosses "$out" 1 || bad=1
+	slurm_cgroup_conf yes
+	systemctl restart slurmd && slurm_idle && slurm_blocker || bad=1
+	return $bad
+}
+
 tests_slurm() {
 	[ "$mode" = v2 ] || return 0
 	t slurm-own-nodes test_slurm_own_nodes
