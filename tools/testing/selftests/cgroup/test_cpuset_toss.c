@@ -1732,12 +1732,12 @@ static int cmp_u64(const void *a, const void *b)
  * Folios of files read together, their pages interleaved in memory, still
  * leave the page cache in long runs (folios removed under one hold of a
  * file's locks): 16 files read round robin in 64 KiB pieces, tossed whole,
- * go in runs of at least 12 folios on average (nr_run_folios= over
+ * go in runs of at least 8 folios on average (nr_run_folios= over
  * nr_runs= of the node's toss_node_end events), and at least twice as long
  * as the stretches of one file in frame order (pagemap), which is what a
  * walk that ends a batch at every change of file removes at a time; and
  * every page goes.  Where the pages do not lie interleaved (those
- * stretches average 12 pages or more), the layout cannot show it: skip.
+ * stretches average 4 pages or more), the layout cannot show it: skip.
  * The code before the gather had no nr_runs=.
  */
 static int test_toss_runs(const char *root)
@@ -1799,11 +1799,11 @@ static int test_toss_runs(const char *root)
 		       rf.nr, stretches, stretch_mean);
 	ksft_print_msg("tossed in %ld runs of %ld folios (%.1f each); %ld pages left\n",
 		       runs, folios, run_mean, left);
-	if (stretch_mean >= 12) {
+	if (stretch_mean >= 4) {
 		ret = KSFT_SKIP;
 		goto cleanup;
 	}
-	if (left || folios < rf.nr || run_mean < 12 || run_mean < 2 * stretch_mean)
+	if (left || folios < rf.nr || run_mean < 8 || run_mean < 2 * stretch_mean)
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
