@@ -300,6 +300,38 @@ static int post_fork(void)
 	return slurm_spank_task_post_fork(NULL, 0, NULL);
 }
 
+/* A new job whose option the job prolog saw as @opt (NULL: none). */
+static void job_prolog(const char *opt)
+{
+	reset_job(NULL);
+	fake_ctx = S_CTX_JOB_SCRIPT;
+	if (opt) {
+		setenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache", opt, 1);
+		CHECK(slurm_spank_job_prolog(NULL, 0, NULL) == ESPANK_SUCCESS);
+		unsetenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache");
+	}
+	fake_ctx = S_CTX_REMOTE;
+}
+
+/* The job's extern step. */
+static int extern_step(void)
+{
+	fake_step = SLURM_EXTERN_CONT;
+	fake_task = -1;
+	return post_fork();
+}
+
+/* Task 0 of step @step, with --toss-cache=@opt. */
+static int step_asking(uint32_t step, char *opt)
+{
+	fake_step = step;
+	fake_task = 0;
+	fake_has_opt = 1;
+	fake_optarg = opt;
+	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
+	return post_fork();
+}
+
 static long now_ms(void)
 {
 	struct timespec t;
@@ -764,80 +796,37 @@ int main(void)
 	printf("== the extern step decides at the job's start; no later step tosses\n");
 	/* the site's default */
 	reset_job("1");
-	fake_step = SLURM_EXTERN_CONT;
-	fake_task = -1;
-	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(extern_step() == ESPANK_SUCCESS);
 	CHECK(!strcmp(what_written(), "1 nodes=1"));
 	CHECK(LOGGED("tossed nodes 1"));
 	put("jobcg/cpuset.memory_toss_cache", "");
 	set_tosses(0);	/* (so that only the record can stop it) */
-	fake_step = 0;
-	fake_task = 0;
-	fake_has_opt = 1;
-	fake_optarg = "128M";
-	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(step_asking(0, "128M") == ESPANK_SUCCESS);
 	CHECK(!what_written()[0]);
 	/* the user's --toss-cache, from the job prolog's environment */
-	reset_job(NULL);
-	fake_ctx = S_CTX_JOB_SCRIPT;
-	setenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache", "256M", 1);
-	CHECK(slurm_spank_job_prolog(NULL, 0, NULL) == ESPANK_SUCCESS);
-	unsetenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache");
+	job_prolog("256M");
 	CHECK(!access("/run/cpuset-toss/slurm-job42.request", F_OK));
-	fake_ctx = S_CTX_REMOTE;
-	fake_step = SLURM_EXTERN_CONT;
-	fake_task = -1;
-	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(extern_step() == ESPANK_SUCCESS);
 	CHECK(!strcmp(what_written(), "256M nodes=1"));
 	/* a bare --toss-cache arrives as "(null)": the whole cache */
-	reset_job(NULL);
-	fake_ctx = S_CTX_JOB_SCRIPT;
-	setenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache", "(null)", 1);
-	CHECK(slurm_spank_job_prolog(NULL, 0, NULL) == ESPANK_SUCCESS);
-	unsetenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache");
-	fake_ctx = S_CTX_REMOTE;
-	fake_step = SLURM_EXTERN_CONT;
-	fake_task = -1;
-	CHECK(post_fork() == ESPANK_SUCCESS);
+	job_prolog("(null)");
+	CHECK(extern_step() == ESPANK_SUCCESS);
 	CHECK(!strcmp(what_written(), "1 nodes=1"));
 	/* nothing asked at the start: a later step's --toss-cache does nothing */
-	reset_job(NULL);
-	fake_step = SLURM_EXTERN_CONT;
-	fake_task = -1;
-	CHECK(post_fork() == ESPANK_SUCCESS);
+	job_prolog(NULL);
+	CHECK(extern_step() == ESPANK_SUCCESS);
 	CHECK(!what_written()[0]);
-	fake_step = 0;
-	fake_task = 0;
-	fake_has_opt = 1;
-	fake_optarg = "1";
-	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(step_asking(0, "1") == ESPANK_SUCCESS);
 	CHECK(!what_written()[0] && logged_errors == 0);
 	/* refused at the start (nodes= is the site's): recorded, not retried */
-	reset_job(NULL);
-	fake_ctx = S_CTX_JOB_SCRIPT;
-	setenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache", "1:nodes=2", 1);
-	CHECK(slurm_spank_job_prolog(NULL, 0, NULL) == ESPANK_SUCCESS);
-	unsetenv("SPANK__SLURM_SPANK_OPTION_cpuset_toss_toss_cache");
-	fake_ctx = S_CTX_REMOTE;
-	fake_step = SLURM_EXTERN_CONT;
-	fake_task = -1;
-	CHECK(post_fork() == ESPANK_SUCCESS);
+	job_prolog("1:nodes=2");
+	CHECK(extern_step() == ESPANK_SUCCESS);
 	CHECK(!what_written()[0]);
-	fake_step = 1;
-	fake_task = 0;
-	fake_has_opt = 1;
-	fake_optarg = "1";
-	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(step_asking(1, "1") == ESPANK_SUCCESS);
 	CHECK(!what_written()[0]);
 	/* without an extern step the first step decides, and records it */
 	reset_job(NULL);
-	fake_has_opt = 1;
-	fake_optarg = "1";
-	CHECK(slurm_spank_user_init(NULL, 0, NULL) == ESPANK_SUCCESS);
-	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(step_asking(0, "1") == ESPANK_SUCCESS);
 	CHECK(!strcmp(what_written(), "1 nodes=1"));
 	put("jobcg/cpuset.memory_toss_cache", "");
 	set_tosses(0);
