@@ -37,7 +37,7 @@ echo "bench: booting the bench kernel (${NODE_MEM} per node, ${ACCEL:-tcg}): tos
 start=$(date +%s)
 rc=0
 "$here/scripts/vm-run.sh" -k "$kernel" -i "$initrd" -f "$work/extra" \
-	-t "${VM_TIMEOUT:-3600}" -l "$log" -- \
+	-t "${VM_TIMEOUT:-7200}" -l "$log" -- \
 	"uname -r | sed 's/^/BENCH-KERNEL /'; /extra/toss-bench $args" \
 	| grep --line-buffered -E '^  s[0-9]|^== |toss-bench:' || true
 rc=${PIPESTATUS[0]}
