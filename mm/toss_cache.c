@@ -92,18 +92,18 @@
 /* files whose folios are gathered before they are removed, at most */
 #define TOSS_GATHER_FILES	32U
 
+/* folios gathered, at most: with their files, one page */
+#define TOSS_GATHER	424
+
 /*
  * Pinned candidates gathered before they are locked, checked and removed
- * file by file, and their files: one page.
+ * file by file; the files, and which of them each candidate is of.
  */
 struct toss_gather {
 	struct address_space *files[TOSS_GATHER_FILES];
-	struct folio *folios[];
+	struct folio *folios[TOSS_GATHER];
+	u8 file[TOSS_GATHER];
 };
-
-/* folios gathered, at most */
-#define TOSS_GATHER	((PAGE_SIZE - sizeof(struct toss_gather)) / \
-			 sizeof(struct folio *))
 /* how often a worker looks at the CPUs it may run on */
 #define TOSS_CPUS_RECHECK	msecs_to_jiffies(10)
 
@@ -439,6 +439,7 @@ put:
  */
 struct toss_batch {
 	struct folio **gather;	/* TOSS_GATHER of them, pinned */
+	u8 *file;		/* of each, its index in @files */
 	unsigned int nr;	/* folios in @gather */
 	struct address_space **files;	/* TOSS_GATHER_FILES, of @gather */
 	unsigned int nr_files;	/* in @files */
@@ -688,33 +689,35 @@ static int toss_cmp_index(const void *a, const void *b)
 }
 
 /*
- * Lock, check and remove the gathered candidates, file by file: the first
- * candidate's file's go first (swapped to the front, then put in index
- * order), then those of the first file left, and so on.  The file of
- * an unlocked folio is only a hint (it may be truncated meanwhile): the
- * lock and check say whether it still belongs to it.  The gather holds
- * folios of at most TOSS_GATHER_FILES files, so this is at most that many
- * passes over it, besides the sort of each file's candidates where the
- * walk did not find them in index order.
+ * Lock, check and remove the gathered candidates, file by file: each
+ * file's are swapped to the front of what is left, by the file index each
+ * was gathered with (so that grouping them touches no folio), then put in
+ * index order, then locked and removed in runs.  The file of an unlocked
+ * folio is only a hint (it may be truncated meanwhile): the lock and check
+ * say whether it still belongs to it.  This is one pass over the indices
+ * per file, at most TOSS_GATHER_FILES, besides the sort of each file's
+ * candidates where the walk did not find them in index order.
  */
 static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 {
-	unsigned int done = 0;
+	unsigned int done = 0, f;
 
-	while (done < b->nr) {
-		struct address_space *hint = READ_ONCE(b->gather[done]->mapping);
-		unsigned int i, k = done + 1, j;
+	for (f = 0; f < b->nr_files && done < b->nr; f++) {
+		unsigned int i, k = done, j;
 		bool sorted = true;
 
-		for (i = done + 1; i < b->nr; i++) {
+		for (i = done; i < b->nr; i++) {
 			struct folio *folio = b->gather[i];
 
-			if (READ_ONCE(folio->mapping) != hint)
+			if (b->file[i] != f)
 				continue;
 			b->gather[i] = b->gather[k];
-			b->gather[k++] = folio;
-			if (folio->index < b->gather[k - 2]->index)
+			b->file[i] = b->file[k];
+			b->gather[k] = folio;
+			b->file[k] = f;
+			if (k > done && folio->index < b->gather[k - 1]->index)
 				sorted = false;
+			k++;
 		}
 		if (!sorted)
 			sort(b->gather + done, k - done, sizeof(*b->gather),
@@ -730,12 +733,12 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 }
 
 /*
- * Gather a pinned candidate.  Folios of one file, found apart (files read
- * together lie interleaved in memory), go in one run.  The gather is
- * flushed when full, or for a folio of one file more than
- * TOSS_GATHER_FILES, which bounds the flush's passes.  Looking the file up
- * costs at most that many loads, and only where the file changes from one
- * folio to the next.
+ * Gather a pinned candidate, with the index of its file among those of the
+ * gather.  Folios of one file, found apart (files read together lie
+ * interleaved in memory), go in one run.  The gather is flushed when full,
+ * or for a folio of one file more than TOSS_GATHER_FILES, which bounds
+ * the flush's passes.  Looking the file up costs at most that many loads,
+ * and only where the file changes from one folio to the next.
  */
 static void toss_queue(struct toss_batch *b, struct folio *folio,
 		       struct toss_control *tc)
@@ -743,16 +746,20 @@ static void toss_queue(struct toss_batch *b, struct folio *folio,
 	struct address_space *hint = READ_ONCE(folio->mapping);
 	unsigned int i;
 
-	if (!b->nr || READ_ONCE(b->gather[b->nr - 1]->mapping) != hint) {
+	if (b->nr && b->files[b->file[b->nr - 1]] == hint) {
+		i = b->file[b->nr - 1];
+	} else {
 		for (i = 0; i < b->nr_files; i++)
 			if (b->files[i] == hint)
 				break;
 		if (i == b->nr_files) {
 			if (i == TOSS_GATHER_FILES)
 				toss_flush(b, tc);
-			b->files[b->nr_files++] = hint;
+			i = b->nr_files++;
+			b->files[i] = hint;
 		}
 	}
+	b->file[b->nr] = i;
 	b->gather[b->nr++] = folio;
 	b->pending += folio_nr_pages(folio);
 	if (b->nr == TOSS_GATHER)
@@ -995,7 +1002,7 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 {
 	struct toss_batch b = {
 		.gather = tc->gather->folios, .files = tc->gather->files,
-		.gen = -1, .count = true,
+		.file = tc->gather->file, .gen = -1, .count = true,
 	};
 	int ret = 0;
 
@@ -1230,7 +1237,8 @@ static bool toss_isolated(struct list_head *list, struct toss_scan *s,
 {
 	struct toss_batch b = {
 		.gather = tc->gather->folios, .files = tc->gather->files,
-		.isolated = true, .gen = s->gen, .count = s->count,
+		.file = tc->gather->file, .isolated = true, .gen = s->gen,
+		.count = s->count,
 	};
 	struct folio *folio, *next;
 	bool done = false;
@@ -1574,7 +1582,8 @@ static int toss_node_cache(int nid, struct toss_control *tc)
 
 	trace_toss_node_begin(tc, nid);
 	start = ktime_get_ns();
-	tc->gather = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
+	BUILD_BUG_ON(sizeof(struct toss_gather) > PAGE_SIZE);
+	tc->gather = kmalloc(sizeof(*tc->gather), GFP_KERNEL_ACCOUNT);
 	if (!tc->gather)
 		ret = -ENOMEM;
 	else if (!tc->nr_to_toss)
