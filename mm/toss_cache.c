@@ -104,6 +104,7 @@ struct toss_gather {
 	struct folio *folios[TOSS_GATHER];
 	u8 file[TOSS_GATHER];
 };
+
 /* how often a worker looks at the CPUs it may run on */
 #define TOSS_CPUS_RECHECK	msecs_to_jiffies(10)
 
