@@ -439,12 +439,10 @@ put:
  * truncation locks them; and released together.
  */
 struct toss_batch {
-	struct folio **gather;	/* TOSS_GATHER of them, pinned */
-	u8 *file;		/* of each, its index in @files */
-	unsigned int nr;	/* folios in @gather */
-	struct address_space **files;	/* TOSS_GATHER_FILES, of @gather */
-	unsigned int nr_files;	/* in @files */
-	unsigned long pending;	/* pages in @gather */
+	struct toss_gather *g;	/* the candidates, pinned, and their files */
+	unsigned int nr;	/* folios in @g */
+	unsigned int nr_files;	/* files in @g */
+	unsigned long pending;	/* pages in @g */
 	bool count;		/* count why folios stayed */
 	struct address_space *mapping;	/* of @run */
 	struct folio_batch run;	/* locked, checked, in index order */
@@ -708,23 +706,23 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 		bool sorted = true;
 
 		for (i = done; i < b->nr; i++) {
-			struct folio *folio = b->gather[i];
+			struct folio *folio = b->g->folios[i];
 
-			if (b->file[i] != f)
+			if (b->g->file[i] != f)
 				continue;
-			b->gather[i] = b->gather[k];
-			b->file[i] = b->file[k];
-			b->gather[k] = folio;
-			b->file[k] = f;
-			if (k > done && folio->index < b->gather[k - 1]->index)
+			b->g->folios[i] = b->g->folios[k];
+			b->g->file[i] = b->g->file[k];
+			b->g->folios[k] = folio;
+			b->g->file[k] = f;
+			if (k > done && folio->index < b->g->folios[k - 1]->index)
 				sorted = false;
 			k++;
 		}
 		if (!sorted)
-			sort(b->gather + done, k - done, sizeof(*b->gather),
+			sort(b->g->folios + done, k - done, sizeof(*b->g->folios),
 			     toss_cmp_index, NULL);
 		for (j = done; j < k; j++)
-			toss_run_add(b, b->gather[j], tc);
+			toss_run_add(b, b->g->folios[j], tc);
 		toss_flush_run(b, tc);
 		done = k;
 	}
@@ -747,21 +745,21 @@ static void toss_queue(struct toss_batch *b, struct folio *folio,
 	struct address_space *hint = READ_ONCE(folio->mapping);
 	unsigned int i;
 
-	if (b->nr && b->files[b->file[b->nr - 1]] == hint) {
-		i = b->file[b->nr - 1];
+	if (b->nr && b->g->files[b->g->file[b->nr - 1]] == hint) {
+		i = b->g->file[b->nr - 1];
 	} else {
 		for (i = 0; i < b->nr_files; i++)
-			if (b->files[i] == hint)
+			if (b->g->files[i] == hint)
 				break;
 		if (i == b->nr_files) {
 			if (i == TOSS_GATHER_FILES)
 				toss_flush(b, tc);
 			i = b->nr_files++;
-			b->files[i] = hint;
+			b->g->files[i] = hint;
 		}
 	}
-	b->file[b->nr] = i;
-	b->gather[b->nr++] = folio;
+	b->g->file[b->nr] = i;
+	b->g->folios[b->nr++] = folio;
 	b->pending += folio_nr_pages(folio);
 	if (b->nr == TOSS_GATHER)
 		toss_flush(b, tc);
@@ -1002,8 +1000,7 @@ static int toss_range(int nid, struct toss_control *tc, unsigned long pfn,
 		      unsigned long end_pfn)
 {
 	struct toss_batch b = {
-		.gather = tc->gather->folios, .files = tc->gather->files,
-		.file = tc->gather->file, .gen = -1, .count = true,
+		.g = tc->gather, .gen = -1, .count = true,
 	};
 	int ret = 0;
 
@@ -1237,8 +1234,7 @@ static bool toss_isolated(struct list_head *list, struct toss_scan *s,
 			  struct toss_control *tc)
 {
 	struct toss_batch b = {
-		.gather = tc->gather->folios, .files = tc->gather->files,
-		.file = tc->gather->file, .isolated = true, .gen = s->gen,
+		.g = tc->gather, .isolated = true, .gen = s->gen,
 		.count = s->count,
 	};
 	struct folio *folio, *next;
