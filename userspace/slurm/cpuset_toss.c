@@ -612,10 +612,12 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char *av[])
 		slurm_error(PFX "no job id; no toss");
 		return ESPANK_SUCCESS;
 	}
-	if (ext)
+	if (ext) {
 		has = job_request(jobid, what, sizeof(what));
-	else if (user_set)
-		has = snprintf(what, sizeof(what), "%s", user_what) > 0;
+	} else if (user_set) {
+		snprintf(what, sizeof(what), "%s", user_what);
+		has = 1;
+	}
 	if (has < 0)
 		return ESPANK_SUCCESS;
 	if (!has)
