@@ -65,6 +65,7 @@
 #include <linux/fs.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/memcontrol.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
@@ -75,6 +76,7 @@
 #include <linux/refcount.h>
 #include <linux/sched/isolation.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/wake_q.h>
 #include <linux/shmem_fs.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -168,26 +170,39 @@ struct toss_control {
 struct toss_turn {
 	struct list_head list;
 	bool granted;
+	struct task_struct *task;	/* who waits for it */
+	const void *owner;		/* toss_request.data of its toss */
 };
 
 /*
  * One whole toss per node at a time, and the others wait their turn in
  * the order they came: the owner hands the node to the first waiter when
- * it is done.  A place in the queue is taken without sleeping
- * (toss_node_turn_queue()), so that a toss can queue up for all its nodes
- * at once, in node order, and then wait for each separately.  A waiter
- * sleeps interruptible (and, a kernel thread, freezable), and gives up its
- * place at once on a signal or when its toss should stop
- * (toss_cache_wake() makes every waiter look again).
+ * it is done, and wakes that waiter alone.  A place in the queue is taken
+ * without sleeping (toss_node_turn_queue()), so that a toss can queue up
+ * for all its nodes at once, in node order, and then wait for each
+ * separately.  A waiter sleeps interruptible (and, a kernel thread,
+ * freezable), and gives up its place at once on a signal or when its toss
+ * should stop (toss_cache_wake() makes the waiters of one caller's tosses
+ * look again).
  */
 struct toss_node_lock {
 	spinlock_t lock;		/* protects @held and @waiters */
 	bool held;
 	struct list_head waiters;	/* struct toss_turn, first come first */
-	wait_queue_head_t wq;		/* the waiters sleep here */
 };
 
 static struct toss_node_lock *toss_node_locks;	/* [nr_node_ids] */
+
+/*
+ * A turn is a sleeping lock of sorts: whoever waits for one must not hold
+ * what the workers of a turn take (the caller's toss_request.cpus lock,
+ * the LRU, i_pages and zone locks, the file systems' shrinkers).  Lockdep
+ * sees each worker hold this map while it walks (but where it may freeze,
+ * which must be done holding nothing), and the caller of a whole toss take
+ * it before it waits, as flush_work() takes a work's.
+ */
+static struct lockdep_map toss_turn_map =
+	STATIC_LOCKDEP_MAP_INIT("toss_node_turn", &toss_turn_map);
 
 static int __init toss_cache_init(void)
 {
@@ -200,7 +215,6 @@ static int __init toss_cache_init(void)
 	for (nid = 0; nid < nr_node_ids; nid++) {
 		spin_lock_init(&toss_node_locks[nid].lock);
 		INIT_LIST_HEAD(&toss_node_locks[nid].waiters);
-		init_waitqueue_head(&toss_node_locks[nid].wq);
 	}
 	return 0;
 }
@@ -218,19 +232,25 @@ static void toss_node_turn_end(int nid)
 {
 	struct toss_node_lock *nl = &toss_node_locks[nid];
 	struct toss_turn *t;
+	DEFINE_WAKE_Q(wake_q);
 
 	spin_lock(&nl->lock);
 	t = list_first_entry_or_null(&nl->waiters, struct toss_turn, list);
 	if (t) {
 		list_del_init(&t->list);
+		/*
+		 * A reference to the task first: once granted, the waiter may
+		 * return, and its task exit, before the wake-up.
+		 */
+		if (t->task)
+			wake_q_add(&wake_q, t->task);
 		/* Pairs with the smp_load_acquire()s in toss_node_turn_wait(). */
 		smp_store_release(&t->granted, true);
 	} else {
 		nl->held = false;
 	}
 	spin_unlock(&nl->lock);
-	if (t)
-		wake_up_all(&nl->wq);
+	wake_up_q(&wake_q);
 }
 
 /*
@@ -238,6 +258,7 @@ static void toss_node_turn_end(int nid)
  * @nid: the node
  * @turn: the place, zeroed; it must stay until the turn has been waited
  *	for with toss_node_turn_wait(), or, if granted at once, ended
+ * @owner: the toss_request.data of the toss, for toss_cache_wake()
  *
  * Never sleeps, so that a writer can queue for several nodes at once and
  * wait for each of them separately, holding none while it waits.
@@ -247,12 +268,15 @@ static void toss_node_turn_end(int nid)
  * is set); false when @turn waits behind others, or when the node locks
  * could not be allocated at boot (toss_node_turn_wait() then says so).
  */
-static bool toss_node_turn_queue(int nid, struct toss_turn *turn)
+static bool toss_node_turn_queue(int nid, struct toss_turn *turn,
+				 const void *owner)
 {
 	struct toss_node_lock *nl;
 
 	INIT_LIST_HEAD(&turn->list);
 	turn->granted = false;
+	turn->task = NULL;
+	turn->owner = owner;
 	if (!toss_node_locks)
 		return false;
 	nl = &toss_node_locks[nid];
@@ -298,9 +322,9 @@ static void toss_node_turn_leave(int nid, struct toss_turn *turn)
  *
  * The wait is interruptible by any signal (and, in a kernel thread, which
  * holds nothing the freezer could wait for, freezable), and ends as soon
- * as @stop says so; toss_cache_wake() wakes every waiter to look at
- * @stop again.  A waiter that gives up leaves the queue, or, if the turn
- * came meanwhile, passes it on.
+ * as @stop says so; toss_cache_wake() wakes the waiter to look at @stop
+ * again.  A waiter that gives up leaves the queue, or, if the turn came
+ * meanwhile, passes it on.
  *
  * Context: Process context, may sleep; no locks held.
  * Return: 0 with the node's turn taken, -EINTR on a signal, -ENODEV when
@@ -312,7 +336,6 @@ static int toss_node_turn_wait(int nid, struct toss_turn *turn,
 {
 	struct toss_node_lock *nl;
 	unsigned int state = TASK_INTERRUPTIBLE;
-	DEFINE_WAIT(wait);
 	int ret = 0;
 
 	if (!toss_node_locks)
@@ -320,8 +343,12 @@ static int toss_node_turn_wait(int nid, struct toss_turn *turn,
 	if (current->flags & PF_KTHREAD)
 		state |= TASK_FREEZABLE;
 	nl = &toss_node_locks[nid];
+	/* Who to wake, set before any waker can look (under the lock). */
+	spin_lock(&nl->lock);
+	turn->task = current;
+	spin_unlock(&nl->lock);
 	for (;;) {
-		prepare_to_wait(&nl->wq, &wait, state);
+		set_current_state(state);
 		/* Pairs with the smp_store_release() in toss_node_turn_end(). */
 		if (smp_load_acquire(&turn->granted))
 			break;
@@ -333,30 +360,43 @@ static int toss_node_turn_wait(int nid, struct toss_turn *turn,
 			break;
 		schedule();
 	}
-	finish_wait(&nl->wq, &wait);
+	__set_current_state(TASK_RUNNING);
 	if (ret)
 		toss_node_turn_leave(nid, turn);
 	return ret;
 }
 
 /**
- * toss_cache_wake - make every toss waiting for a node look at its stop again
+ * toss_cache_wake - make the tosses of one caller that wait for a node look
+ *	at their stop again
+ * @data: the toss_request.data of those tosses
  *
  * A whole toss of a node waits for the tosses of that node before it.  Call
- * this when a reason to stop may have come up for some of them, such as the
- * removal of the cgroup they toss for: their toss_request.should_stop is
- * called again.
+ * this when a reason to stop may have come up for the tosses made with
+ * @data, such as the removal of the cgroup they toss for: their
+ * toss_request.should_stop is called again.  Waiters of other tosses are
+ * not woken.
  *
  * Context: Process context.
  */
-void toss_cache_wake(void)
+void toss_cache_wake(const void *data)
 {
+	DEFINE_WAKE_Q(wake_q);
+	struct toss_turn *t;
 	int nid;
 
 	if (!toss_node_locks)
 		return;
-	for (nid = 0; nid < nr_node_ids; nid++)
-		wake_up_all(&toss_node_locks[nid].wq);
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		struct toss_node_lock *nl = &toss_node_locks[nid];
+
+		spin_lock(&nl->lock);
+		list_for_each_entry(t, &nl->waiters, list)
+			if (t->owner == data && t->task)
+				wake_q_add(&wake_q, t->task);
+		spin_unlock(&nl->lock);
+	}
+	wake_up_q(&wake_q);
 }
 
 /*
@@ -449,6 +489,7 @@ struct toss_batch {
 	struct folio_batch release;
 	bool isolated;		/* the folios were taken off their LRU list */
 	int gen;		/* of that list, under MGLRU; else -1 */
+	struct folio *put_back;	/* the first put back on it (compared only) */
 };
 
 /*
@@ -518,10 +559,13 @@ static void toss_unisolate(struct folio *folio, bool putback, int gen)
 /* Done with a pinned folio that stays in the page cache. */
 static void toss_keep(struct toss_batch *b, struct folio *folio)
 {
-	if (b->isolated)
+	if (b->isolated) {
+		if (!b->put_back)
+			b->put_back = folio;
 		toss_unisolate(folio, true, b->gen);
-	else
+	} else {
 		folio_put(folio);
+	}
 }
 
 /*
@@ -945,6 +989,24 @@ static void toss_cpus(struct toss_job *job, int nid, struct cpumask *mask)
 		cpumask_copy(mask, job->caller_cpus);
 }
 
+/*
+ * Put the worker @task of @tw on its CPUs.  If that fails (they went
+ * offline since they were looked up), look again, and failing that take
+ * the caller's, rather than leave it where kthreadd runs, isolated CPUs
+ * included.  Under RCU, as every call of the caller's callbacks.
+ */
+static void toss_set_cpus(struct task_struct *task, struct toss_work *tw)
+{
+	if (!set_cpus_allowed_ptr(task, tw->cpus))
+		return;
+	rcu_read_lock();
+	if (!atomic_read(&tw->job->abort))
+		toss_cpus(tw->job, tw->nid, tw->cpus);
+	rcu_read_unlock();
+	if (set_cpus_allowed_ptr(task, tw->cpus))
+		set_cpus_allowed_ptr(task, tw->job->caller_cpus);
+}
+
 /* Whether the workers of @data, a job, should stop: see toss_stopped(). */
 static bool toss_job_stop(void *data)
 {
@@ -979,7 +1041,12 @@ static int toss_stopped(struct toss_control *tc)
 			return -ENODEV;
 		return 0;
 	}
-	try_to_freeze();
+	/* Frozen holding nothing, the turn included, as lockdep wants it. */
+	if (freezing(current)) {
+		lock_map_release(&toss_turn_map);
+		try_to_freeze();
+		lock_map_acquire(&toss_turn_map);
+	}
 	if (toss_job_stop(job))
 		return atomic_read(&job->abort) ? -EINTR : -ENODEV;
 	tw = container_of(tc, struct toss_work, tc);
@@ -990,7 +1057,7 @@ static int toss_stopped(struct toss_control *tc)
 			toss_cpus(job, tw->nid, tw->cpus);
 		rcu_read_unlock();
 		if (!cpumask_equal(current->cpus_ptr, tw->cpus))
-			set_cpus_allowed_ptr(current, tw->cpus);
+			toss_set_cpus(current, tw);
 	}
 	return 0;
 }
@@ -1111,7 +1178,7 @@ struct toss_scan {
 	struct list_head *src;
 	int gen;			/* MGLRU generation of @src, or -1 */
 	unsigned long left;		/* pages of @src still to look at */
-	struct folio *first_kept;	/* the first folio this walk rotated */
+	struct folio *first_kept;	/* the first it rotated or put back */
 	bool count;			/* count why folios stay */
 	int level;			/* take folios up to this level */
 	bool first;			/* the first walk of the list */
@@ -1146,7 +1213,8 @@ static int toss_folio_level(struct folio *folio)
  * folio promoted lazily (its generation is younger than its list's) goes
  * to its own generation's list, as sort_folio() moves it, to be walked
  * with that list.  The walk of the list ends when it comes back to the
- * first folio it rotated, or has looked at as many pages as it held.
+ * first folio it rotated or put back (toss_isolated()), or has looked at
+ * as many pages as it held.
  * Returns the folios looked at.
  */
 static unsigned int toss_isolate(struct toss_scan *s, struct list_head *dst,
@@ -1250,8 +1318,11 @@ static bool toss_isolated(struct list_head *list, struct toss_scan *s,
 		}
 		if (folio_nr_pages(folio) >
 		    tc->nr_to_toss - tc->nr_tossed - b.pending) {
-			tc->nr_too_big += folio_nr_pages(folio);
-			toss_unisolate(folio, true, s->gen);
+			/* Counted once: the first walk, or the one of its level. */
+			if (s->count &&
+			    (s->first || toss_folio_level(folio) == s->level))
+				tc->nr_too_big += folio_nr_pages(folio);
+			toss_keep(&b, folio);
 			continue;
 		}
 		toss_queue(&b, folio, tc);
@@ -1267,6 +1338,12 @@ static bool toss_isolated(struct list_head *list, struct toss_scan *s,
 	toss_flush(&b, tc);
 	if (folio_batch_count(&b.release))
 		folios_put(&b.release);
+	/*
+	 * What was put back went to the young end of the list: the walk ends
+	 * when it meets it, instead of taking it again and counting it twice.
+	 */
+	if (!s->first_kept)
+		s->first_kept = b.put_back;
 	return tc->nr_tossed >= tc->nr_to_toss;
 }
 
@@ -1485,6 +1562,7 @@ static int toss_memcgs(int nid, struct toss_control *tc, bool protected_only,
 	do {
 		struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
 		unsigned long size, cap;
+		bool first = count, held;
 
 		cond_resched();
 		ret = toss_stopped(tc);
@@ -1494,6 +1572,9 @@ static int toss_memcgs(int nid, struct toss_control *tc, bool protected_only,
 		cap = toss_memcg_avail(tc->memcg, memcg, ignore_low, low_held);
 		if (protected_only && cap == ULONG_MAX)
 			continue;
+		/* One that memory.low held back before is walked first now. */
+		if (ignore_low && !first)
+			first = !toss_memcg_avail(tc->memcg, memcg, false, &held);
 		/* An empty lruvec costs no lock. */
 		size = toss_lruvec_pages(lruvec);
 		cap = min(size, cap);
@@ -1503,7 +1584,7 @@ static int toss_memcgs(int nid, struct toss_control *tc, bool protected_only,
 		if (!cap)
 			continue;
 		tc->nr_to_toss = min(to_toss, tc->nr_tossed + cap);
-		ret = toss_lruvec(lruvec, tc, count);
+		ret = toss_lruvec(lruvec, tc, first);
 		tc->nr_to_toss = to_toss;
 		if (ret || tc->nr_tossed >= tc->nr_to_toss)
 			break;
@@ -1631,7 +1712,9 @@ static void toss_work_walk(struct toss_work *tw)
 	struct toss_work *first = tw - tw->tc.worker;
 
 	lru_add_drain();
+	lock_map_acquire(&toss_turn_map);
 	tw->ret = toss_node_cache(tw->nid, &tw->tc);
+	lock_map_release(&toss_turn_map);
 	if (atomic_dec_and_test(&first->node_left))
 		complete(&first->node_done);
 }
@@ -1676,7 +1759,7 @@ static bool toss_start(struct toss_work *tw)
 	 * Not kthread_bind_mask(): it waits, uninterruptibly, for the new
 	 * thread to be off the CPU kthreadd gave it, which may be busy.
 	 */
-	set_cpus_allowed_ptr(task, tw->cpus);
+	toss_set_cpus(task, tw);
 	wake_up_process(task);
 	return true;
 }
@@ -1803,6 +1886,9 @@ static int toss_whole(const struct toss_request *req, struct toss_result *res)
 		return ret;
 	}
 
+	/* What the caller holds, the workers must not take. */
+	lock_map_acquire(&toss_turn_map);
+	lock_map_release(&toss_turn_map);
 	/* A place in every node's queue, in node order, then the waits. */
 	atomic_set(&job->pending, 1);
 	init_completion(&job->done);
@@ -1810,7 +1896,7 @@ static int toss_whole(const struct toss_request *req, struct toss_result *res)
 		struct toss_work *first = &job->tw[i];
 
 		init_completion(&first->node_done);
-		toss_node_turn_queue(first->nid, &first->turn);
+		toss_node_turn_queue(first->nid, &first->turn, req->data);
 		atomic_inc(&job->pending);
 		if (!toss_start(first)) {
 			first->ret = -ENOMEM;
@@ -1821,7 +1907,7 @@ static int toss_whole(const struct toss_request *req, struct toss_result *res)
 	if (!atomic_dec_and_test(&job->pending) &&
 	    wait_for_completion_interruptible(&job->done)) {
 		atomic_set(&job->abort, 1);
-		toss_cache_wake();
+		toss_cache_wake(req->data);
 		if (wait_for_completion_killable(&job->done)) {
 			/* No callback of the caller's runs after this. */
 			synchronize_rcu();

@@ -71,6 +71,6 @@ struct toss_result {
 };
 
 int toss_cache(const struct toss_request *req, struct toss_result *res);
-void toss_cache_wake(void);
+void toss_cache_wake(const void *data);
 
 #endif /* _LINUX_TOSS_CACHE_H */

@@ -351,7 +351,7 @@ void cpuset_toss_free(struct cpuset *cs)
  */
 void cpuset_toss_offline(struct cpuset *cs)
 {
-	toss_cache_wake();
+	toss_cache_wake(cs);
 }
 
 /**

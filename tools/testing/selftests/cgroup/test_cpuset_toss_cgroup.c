@@ -1094,6 +1094,76 @@ cleanup:
 	return ret;
 }
 
+/* One pipe's worth (16 buffers of a page): what splice_in() holds. */
+#define BUSY_SIZE	(16 * 4096)
+
+struct splice_arg {
+	const char *path;
+	int pipe;
+};
+
+/* Read a file into the pipe @arg names: the pipe then holds its folios. */
+static int splice_in(const char *cgroup, void *arg)
+{
+	struct splice_arg *sa = arg;
+	loff_t off = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(sa->path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = splice(fd, &off, sa->pipe, NULL, BUSY_SIZE, 0);
+	close(fd);
+	return n == BUSY_SIZE ? 0 : -1;
+}
+
+/*
+ * A folio the LRU walk takes off its list and then keeps (a pipe holds a
+ * reference) goes back to the young end of the list: it is counted once,
+ * not again each time the walk meets it until its count of pages is spent
+ * (MM-REVIEW-4 N7: 5 times over here).  The cgroup's only cache is the
+ * file, all of it in the pipe.
+ */
+static int test_toss_busy_once(const char *root)
+{
+	char fb[PATH_MAX], *m = NULL;
+	int ret = KSFT_FAIL, p[2] = { -1, -1 };
+	long b0, b1, s0, s1, left, err;
+	struct splice_arg sa;
+
+	snprintf(fb, sizeof(fb), "%s/toss-busy", dir);
+	m = make_cpuset("busy", NODE(toss_node));
+	if (!m || pipe(p) || create_sparse(fb, BUSY_SIZE))
+		goto cleanup;
+	uncache(fb);
+	sa.path = fb;
+	sa.pipe = p[1];
+	if (cg_run(m, splice_in, &sa))
+		goto cleanup;
+	b0 = cg_read_key_long(m, STAT_FILE, "kept_busy_bytes ");
+	s0 = cg_read_key_long(m, STAT_FILE, "scanned_bytes ");
+	err = toss(m, "1 scope=cgroup");
+	b1 = cg_read_key_long(m, STAT_FILE, "kept_busy_bytes ");
+	s1 = cg_read_key_long(m, STAT_FILE, "scanned_bytes ");
+	left = resident_on(fb, toss_node);
+	ksft_print_msg("toss: %ld; %ld pages in a pipe, %ld left; busy %ld kB, scanned %ld kB\n",
+		       err, (long)(BUSY_SIZE / page_size), left, (b1 - b0) / 1024,
+		       (s1 - s0) / 1024);
+	if (err || left != BUSY_SIZE / page_size || b1 - b0 != BUSY_SIZE ||
+	    s1 - s0 != BUSY_SIZE)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	destroy(m);
+	unlink(fb);
+	return ret;
+}
+
 #define NR_LOG_CGS	40
 #define NR_DRAIN_TOSSES	50
 /* A sparse file read on and on from another CPU in test_toss_delegate_limits. */
@@ -1374,6 +1444,7 @@ static const struct toss_test tests[] = {
 	T(test_toss_protection),
 	T(test_toss_node_protection),
 	T(test_reclaim_clean_cache),
+	T(test_toss_busy_once),
 	T(test_toss_delegate_limits),
 	T(test_toss_no_memcg_root),
 };

@@ -1114,6 +1114,184 @@ struct sig_writers {
 
 static struct sig_writers *sw;
 
+#define NR_OFFLINE	50
+
+/*
+ * The newest kernel thread named @name (the last toss's), and its
+ * voluntary context switches in *@nvcsw; 0 if there is none.
+ */
+static pid_t newest_kthread(const char *name, long *nvcsw)
+{
+	char path[64], comm[64];
+	struct dirent *d;
+	pid_t best = 0;
+	DIR *dir;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		pid_t pid = atoi(d->d_name);
+		FILE *f;
+
+		if (pid <= best)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, name, strlen(name)) &&
+		    comm[strlen(name)] == '\n')
+			best = pid;
+		fclose(f);
+	}
+	closedir(dir);
+	if (best) {
+		char line[128];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", best);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+				*nvcsw = atol(line + 24);
+		if (f)
+			fclose(f);
+	}
+	return best;
+}
+
+/*
+ * A cpuset that goes away wakes the tosses made for it that wait for a
+ * node's turn, and no others (CG-REVIEW-4 N15): while one toss walks the
+ * node (slowly: a SCHED_FIFO loop on its only CPU) and another waits
+ * behind it (its thread on CPU 0), NR_OFFLINE other cpusets come and go,
+ * and the waiting toss's kernel thread is not woken by them.
+ */
+static int test_toss_offline_wakes(const char *root)
+{
+	int ret = KSFT_FAIL, i, status, node = nth_node(CPU_NODE, 0), cpu;
+	pid_t walker = 0, waiter = 0, hog = 0, kt, kt1;
+	char kname[32], cpus[16], *cg, *wcg;
+	long fp0, sw0 = 0, sw1 = 0;
+	double t0;
+
+	if (node < 0)
+		return toss_skip("needs a node with CPUs besides node %d", home_node);
+	cpu = first_cpu(node_cpus(node));
+	snprintf(cpus, sizeof(cpus), "%d", cpu);
+	cg = make_cpuset("job", NODE(node));
+	wcg = make_cpuset("waiter", NODE(node));
+	if (!cg || !wcg || cg_write(cg, "cpuset.cpus", cpus) || fill_big_file(node))
+		goto cleanup;
+	fp0 = node_meminfo_kb(node, "FilePages:");
+	walker = toss_in_child(cg, "1");
+	if (walker < 0 || wait_walking(walker, node, fp0, BIG_SIZE / page_size / 16))
+		goto cleanup;
+	hog = rt_hog(cpu, 4.0);
+	waiter = toss_in_child(wcg, "1");
+	if (hog < 0 || waiter < 0 || !wait_in_write(waiter))
+		goto cleanup;
+	usleep(100000);
+	snprintf(kname, sizeof(kname), "toss_cache/%d:0", node);
+	kt = newest_kthread(kname, &sw0);
+	t0 = now();
+	for (i = 0; i < NR_OFFLINE && kt; i++) {
+		char name[16], *c;
+
+		snprintf(name, sizeof(name), "gone%d", i);
+		c = cg_name(parent, name);
+		if (!c || cg_create(c) || cg_destroy(c)) {
+			free(c);
+			goto cleanup;
+		}
+		free(c);
+	}
+	/* The offlining runs from a work item after the rmdir. */
+	usleep(200000);
+	kt1 = newest_kthread(kname, &sw1);
+	ksft_print_msg("%d cpusets removed in %.1f s; the waiter (%d) slept %ld more times\n",
+		       NR_OFFLINE, now() - t0, kt, sw1 - sw0);
+	if (!kt || kt1 != kt || ended(walker) || ended(waiter)) {
+		ksft_print_msg("the toss did not wait throughout (thread %d, then %d)\n", kt, kt1);
+		goto cleanup;
+	}
+	if (sw1 - sw0 > 5)
+		goto cleanup;
+	if (waitpid(walker, &status, 0) != walker || !WIFEXITED(status) || WEXITSTATUS(status))
+		goto cleanup;
+	walker = 0;
+	if (waitpid(waiter, &status, 0) != waiter || !WIFEXITED(status) || WEXITSTATUS(status))
+		goto cleanup;
+	waiter = 0;
+	ret = KSFT_PASS;
+cleanup:
+	reap(hog);
+	reap(waiter);
+	reap(walker);
+	destroy(wcg);
+	destroy(cg);
+	return ret;
+}
+
+/*
+ * Lockdep knows a node's turn (CG-REVIEW-4 N18): after a whole toss,
+ * /proc/lockdep has the class toss_node_turn, with the locks its workers
+ * took while walking as forward dependencies, and the locks the writer
+ * held (its file system's freeze protection) as backward ones.
+ */
+static int test_toss_turn_lockdep(const char *root)
+{
+	char buf[1 << 16], *p, *line;
+	int ret = KSFT_FAIL, fd = -1;
+	long fwd = -1, back = -1;
+	ssize_t n, len = 0;
+	char *cg;
+
+	if (access("/proc/lockdep", R_OK))
+		return toss_skip("no /proc/lockdep (CONFIG_LOCKDEP)");
+	cg = make_cpuset("job", NODE(toss_node));
+	if (!cg || fill_node(toss_node, node_file[toss_node]) || toss(cg, "1"))
+		goto cleanup;
+	/* The class's line: "<key> FD: <n> BD: <n> <usage>: toss_node_turn". */
+	fd = open("/proc/lockdep", O_RDONLY);
+	if (fd < 0)
+		goto cleanup;
+	for (;;) {
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n <= 0)
+			break;
+		len += n;
+		buf[len] = 0;
+		line = strstr(buf, ": toss_node_turn\n");
+		if (line) {
+			while (line > buf && line[-1] != '\n')
+				line--;
+			p = strstr(line, "FD:");
+			fwd = p ? atol(p + 3) : -1;
+			p = strstr(line, "BD:");
+			back = p ? atol(p + 3) : -1;
+			break;
+		}
+		/* Keep the last, partial line: it may be the one. */
+		p = strrchr(buf, '\n');
+		if (p) {
+			len = buf + len - (p + 1);
+			memmove(buf, p + 1, len);
+		}
+	}
+	ksft_print_msg("lockdep class toss_node_turn: %s, FD %ld, BD %ld\n",
+		       fwd < 0 ? "not found" : "found", fwd, back);
+	if (fwd < 2 || back < 2)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	destroy(cg);
+	return ret;
+}
+
 static void sig_nop(int sig)
 {
 }
@@ -1373,6 +1551,8 @@ static const struct toss_test tests[] = {
 	T(test_toss_no_pileup),
 	T(test_toss_offline_during),
 	T(test_toss_fifo),
+	T(test_toss_offline_wakes),
+	T(test_toss_turn_lockdep),
 	T(test_toss_rmdir_unheld),
 	T(test_toss_signals),
 };
