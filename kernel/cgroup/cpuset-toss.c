@@ -3,42 +3,22 @@
  * cpuset.memory_toss_cache: drop the clean, unmapped page cache held on the
  * memory nodes of a cpuset.
  *
- * A job placed in a cpuset wants its memory on the cpuset's nodes, but page
- * cache left there by earlier jobs makes its allocations spill onto remote
- * nodes, and the kernel does not reclaim that cache until the whole machine
- * is short of memory.  A job manager writes to this file when the job
- * starts, and the cache of the cpuset's own nodes goes: this file is the
- * job manager's front end to toss_cache() (mm/toss_cache.c), which decides
- * what to drop and how.  Here the request is parsed, permission checked,
- * the cpuset's nodes taken, and the toss counted and logged.  The counts
- * are monotonic, in cpuset.memory_toss_cache.stat (flat keyed, as
- * memory.stat) and .numa_stat (nested keyed, as memory.numa_stat); what a
- * single toss did is in the log line and the toss_cache tracepoints.
+ * Page cache left on a job's nodes by earlier jobs makes the job's
+ * allocations spill onto remote nodes.  A job manager writes to this file
+ * when the job starts: it is the job manager's front end to toss_cache()
+ * (mm/toss_cache.c), which decides what to drop and how.  Here the request
+ * is parsed (memory.reclaim's grammar: an amount, then nodes=, free=,
+ * scope=node|cgroup and slab=0|1), permission checked, the cpuset's nodes
+ * taken, and the toss counted (.stat, .numa_stat) and logged.  Write-only,
+ * as memory.reclaim, so that tools copying a cgroup's settings never toss.
  *
- * The file is write-only (0200), like memory.reclaim, so that tools that
- * copy a cgroup's settings never trigger a toss; its grammar follows
- * memory.reclaim too (Documentation/admin-guide/cgroup-v2.rst): an amount,
- * then nodes=, free=, scope=node|cgroup and slab=0|1.
- *
- * The nodes are the cpuset's own: its cpuset.mems, as far as they are
- * effective.  A cpuset other than the root that never set cpuset.mems
- * has none of its own (its effective mems are its parent's): a toss of
- * scope=node of it is -EINVAL unless nodes= names the nodes.  scope=cgroup
- * drops only the cgroup's own cache, which is toss_cache() with the
- * cgroup's memcg, as memory.reclaim's clean_cache=1 is.
- *
- * scope=node drops other tenants' cache too (what their memory.min and
- * memory.low do not protect), so it needs CAP_SYS_ADMIN in the initial
- * user namespace, checked against the credentials of whoever opened the
- * file.  scope=cgroup is allowed to whoever may write the file: the owner
- * of a delegated subtree.  As for memory.reclaim, kernfs serialises the
- * writes of one open file: writers that must not wait for each other open
- * the file each.
- *
- * Locking: the cpuset's effective mems are read once under callback_lock,
- * then every lock is dropped before any page is looked at, and the file's
- * active reference is broken (the css stays pinned), so that rmdir never
- * waits for a toss: the toss sees its cgroup dying and stops.
+ * The nodes are the cpuset's own effective cpuset.mems; a cpuset other
+ * than the root that never set cpuset.mems has none (scope=node is -EINVAL
+ * without nodes=).  scope=node drops other tenants' unprotected cache too:
+ * CAP_SYS_ADMIN in the initial user namespace, of whoever opened the file.
+ * scope=cgroup drops only the cgroup's own cache, as memory.reclaim's
+ * clean_cache=1 does, for whoever may write the file.  As for
+ * memory.reclaim, kernfs serialises the writes of one open file.
  */
 
 #include <linux/capability.h>
@@ -82,24 +62,22 @@ static const match_table_t toss_tokens = {
 
 /*
  * What cpuset.memory_toss_cache.stat and .numa_stat show: monotonic
- * counters over every toss of the cpuset, sizes in pages.
+ * counters over every toss of the cpuset, in the order of toss_stat_keys[]
+ * (sizes in pages), then the pages tossed per node.
  */
-struct cpuset_toss_counters {
-	u64 nr_tosses;
-	u64 nr_failed;
-	u64 duration_ns;
-	u64 scanned;
-	u64 tossed;
-	u64 dirty;
-	u64 writeback;
-	u64 mapped;
-	u64 busy;
-	u64 slab;
+enum { TOSS_TOSSES, TOSS_FAILED, TOSS_NSEC, TOSS_SCANNED, TOSS_TOSSED,
+       TOSS_DIRTY, TOSS_WRITEBACK, TOSS_MAPPED, TOSS_BUSY, TOSS_SLAB,
+       TOSS_NR_STATS };
+
+static const char * const toss_stat_keys[TOSS_NR_STATS] = {
+	"tosses", "tosses_failed", "toss_usec", "scanned_bytes",
+	"tossed_bytes", "kept_dirty_bytes", "kept_writeback_bytes",
+	"kept_mapped_bytes", "kept_busy_bytes", "slab_objects",
 };
 
 struct cpuset_toss_stat {
 	spinlock_t lock;		/* protects all below */
-	struct cpuset_toss_counters c;
+	u64 c[TOSS_NR_STATS];
 	u64 tossed[];			/* per node id */
 };
 
@@ -149,33 +127,20 @@ static int toss_parse_bytes(const char *str, u64 *bytes)
 }
 
 /*
- * A size to toss at most, as whole pages, rounded down: never more than
- * asked.  Less than a page cannot be tossed: -EINVAL.
+ * A size as whole pages: an amount to toss rounded down, never more than
+ * asked, and less than a page is -EINVAL; a free memory target (@up)
+ * rounded up, at least that much free, and 0 is -EINVAL.
  */
-static int toss_parse_amount(const char *str, unsigned long *pages)
+static int toss_parse_pages(const char *str, bool up, unsigned long *pages)
 {
 	u64 bytes;
 	int ret = toss_parse_bytes(str, &bytes);
 
 	if (ret)
 		return ret;
-	if (bytes < PAGE_SIZE)
+	if (!bytes || (!up && bytes < PAGE_SIZE))
 		return -EINVAL;
-	*pages = min_t(u64, bytes >> PAGE_SHIFT, ULONG_MAX - 1);
-	return 0;
-}
-
-/* A free memory target, as pages, rounded up: at least that much free. */
-static int toss_parse_free(const char *str, unsigned long *pages)
-{
-	u64 bytes;
-	int ret = toss_parse_bytes(str, &bytes);
-
-	if (ret)
-		return ret;
-	if (!bytes)
-		return -EINVAL;
-	bytes = (bytes >> PAGE_SHIFT) + !!(bytes & ~PAGE_MASK);
+	bytes = (bytes >> PAGE_SHIFT) + (up && (bytes & ~PAGE_MASK));
 	*pages = min_t(u64, bytes, ULONG_MAX - 1);
 	return 0;
 }
@@ -210,7 +175,7 @@ static int toss_parse(char *buf, struct toss_request_args *req)
 	if (!strcmp(amount, "1") || !strcmp(amount, "max")) {
 		req->nr_pages = ULONG_MAX;
 	} else {
-		ret = toss_parse_amount(amount, &req->nr_pages);
+		ret = toss_parse_pages(amount, false, &req->nr_pages);
 		if (ret)
 			return ret;
 	}
@@ -249,7 +214,7 @@ static int toss_parse(char *buf, struct toss_request_args *req)
 			list = match_strdup(&args[0]);
 			if (!list)
 				return -ENOMEM;
-			ret = toss_parse_free(list, &req->free_pages);
+			ret = toss_parse_pages(list, true, &req->free_pages);
 			kfree(list);
 			if (ret)
 				return ret;
@@ -368,27 +333,19 @@ void cpuset_toss_offline(struct cpuset *cs)
 int cpuset_toss_stat_show(struct seq_file *sf, void *v)
 {
 	struct cpuset_toss_stat *st = css_cs(seq_css(sf))->toss_stat;
-	struct cpuset_toss_counters s;
+	u64 c[TOSS_NR_STATS];
+	int i;
 
 	if (!st)
 		return -ENOMEM;
 	spin_lock(&st->lock);
-	s = st->c;
+	memcpy(c, st->c, sizeof(c));
 	spin_unlock(&st->lock);
-	seq_printf(sf, "tosses %llu\n", s.nr_tosses);
-	seq_printf(sf, "tosses_failed %llu\n", s.nr_failed);
-	seq_printf(sf, "toss_usec %llu\n",
-		   div_u64(s.duration_ns, NSEC_PER_USEC));
-	seq_printf(sf, "scanned_bytes %llu\n", s.scanned << PAGE_SHIFT);
-	seq_printf(sf, "tossed_bytes %llu\n", s.tossed << PAGE_SHIFT);
-	seq_printf(sf, "kept_dirty_bytes %llu\n",
-		   s.dirty << PAGE_SHIFT);
-	seq_printf(sf, "kept_writeback_bytes %llu\n",
-		   s.writeback << PAGE_SHIFT);
-	seq_printf(sf, "kept_mapped_bytes %llu\n",
-		   s.mapped << PAGE_SHIFT);
-	seq_printf(sf, "kept_busy_bytes %llu\n", s.busy << PAGE_SHIFT);
-	seq_printf(sf, "slab_objects %llu\n", s.slab);
+	c[TOSS_NSEC] = div_u64(c[TOSS_NSEC], NSEC_PER_USEC);
+	for (i = TOSS_SCANNED; i < TOSS_SLAB; i++)
+		c[i] <<= PAGE_SHIFT;
+	for (i = 0; i < TOSS_NR_STATS; i++)
+		seq_printf(sf, "%s %llu\n", toss_stat_keys[i], c[i]);
 	return 0;
 }
 
@@ -489,17 +446,12 @@ static void toss_log(struct cpuset *cs, const struct toss_request_args *req,
 }
 
 /*
- * The nodes a toss of @cs covers, read once: its effective mems (a
- * snapshot: a change of cpuset.mems during the toss does not change
- * them).  -ENODEV when the cpuset is going away, or when it asked for
- * nodes of its own (cpuset.mems) and has none of them: its effective mems
- * then fall back to its parent's, whose cache is not its to drop.
- * -EINVAL when it never asked for nodes (a cpuset other than the root with
- * an empty cpuset.mems inherits its parent's) and @named is not set: only
- * nodes= can name the nodes of such a toss (or scope=cgroup, which drops
- * only the cgroup's own cache, make them irrelevant).
- * callback_lock, not cpuset_mutex, so that nothing here can make rmdir
- * wait.
+ * The nodes a toss of @cs covers, read once: its effective mems.  -ENODEV
+ * when the cpuset is going away, or when none of its cpuset.mems is
+ * effective (they fell back to its parent's, not its to drop).  -EINVAL
+ * when it never set cpuset.mems (it inherits its parent's) and the nodes
+ * are not @named (nodes=, or scope=cgroup, which drops only its own).
+ * callback_lock, not cpuset_mutex, so that nothing here makes rmdir wait.
  */
 static int toss_snapshot_nodes(struct cpuset *cs, bool named,
 			       nodemask_t *nodes)
@@ -557,17 +509,16 @@ struct toss_write {
  * Parses the request, snapshots the cpuset's effective mems, drops every
  * lock and has toss_cache() drop the clean, unmapped page cache of the
  * target nodes.  The file's active reference is given up for the toss (the
- * css stays pinned), so that removing the cgroup never waits for it: the
- * toss sees the cgroup dying and stops at its next batch.
+ * css stays pinned): rmdir never waits, the toss sees the cgroup dying and
+ * stops at its next batch.
  *
  * Context: Process context, may sleep; takes and drops callback_lock.
- * Return: @nbytes on success, -EINVAL for bad input or a scope=node toss
- * of a cpuset without nodes of its own and no nodes=, -ERANGE for a size
- * that does not fit in 64 bits, -EPERM without CAP_SYS_ADMIN (scope=node), -EOPNOTSUPP for
- * scope=cgroup without the memory controller on the cgroup, -ENODEV for a
- * cpuset going away (before the toss or during it), -EINTR on a signal,
- * -EAGAIN when a limited toss dropped less than asked or a node could not
- * reach its free= target, -ENOMEM.
+ * Return: @nbytes on success; -EINVAL for bad input or a scope=node toss
+ * of a cpuset without nodes of its own and no nodes=; -ERANGE for a size
+ * beyond 64 bits; -EPERM without CAP_SYS_ADMIN (scope=node); -EOPNOTSUPP
+ * for scope=cgroup without the memory controller; -ENODEV for a cpuset
+ * going away; -EINTR on a signal; -EAGAIN when a limited toss dropped less
+ * than asked or a node missed its free= target; -ENOMEM.
  */
 ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 				size_t nbytes, loff_t off)
@@ -640,16 +591,16 @@ ssize_t cpuset_toss_cache_write(struct kernfs_open_file *of, char *buf,
 	took = ktime_get_ns() - start;
 
 	spin_lock(&st->lock);
-	st->c.nr_tosses++;
-	st->c.nr_failed += !!ret;
-	st->c.duration_ns += took;
-	st->c.scanned += w->res.nr_scanned;
-	st->c.tossed += w->res.nr_tossed;
-	st->c.dirty += w->res.nr_dirty;
-	st->c.writeback += w->res.nr_writeback;
-	st->c.mapped += w->res.nr_mapped;
-	st->c.busy += w->res.nr_busy;
-	st->c.slab += w->res.nr_slab;
+	st->c[TOSS_TOSSES]++;
+	st->c[TOSS_FAILED] += !!ret;
+	st->c[TOSS_NSEC] += took;
+	st->c[TOSS_SCANNED] += w->res.nr_scanned;
+	st->c[TOSS_TOSSED] += w->res.nr_tossed;
+	st->c[TOSS_DIRTY] += w->res.nr_dirty;
+	st->c[TOSS_WRITEBACK] += w->res.nr_writeback;
+	st->c[TOSS_MAPPED] += w->res.nr_mapped;
+	st->c[TOSS_BUSY] += w->res.nr_busy;
+	st->c[TOSS_SLAB] += w->res.nr_slab;
 	for (nid = 0; nid < nr_node_ids; nid++)
 		st->tossed[nid] += w->tossed[nid];
 	spin_unlock(&st->lock);
