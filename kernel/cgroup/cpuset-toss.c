@@ -65,9 +65,11 @@ static const match_table_t toss_tokens = {
  * counters over every toss of the cpuset, in the order of toss_stat_keys[]
  * (sizes in pages), then the pages tossed per node.
  */
-enum { TOSS_TOSSES, TOSS_FAILED, TOSS_NSEC, TOSS_SCANNED, TOSS_TOSSED,
-       TOSS_DIRTY, TOSS_WRITEBACK, TOSS_MAPPED, TOSS_BUSY, TOSS_SLAB,
-       TOSS_NR_STATS };
+enum {
+	TOSS_TOSSES, TOSS_FAILED, TOSS_NSEC, TOSS_SCANNED, TOSS_TOSSED,
+	TOSS_DIRTY, TOSS_WRITEBACK, TOSS_MAPPED, TOSS_BUSY, TOSS_SLAB,
+	TOSS_NR_STATS
+};
 
 static const char * const toss_stat_keys[TOSS_NR_STATS] = {
 	"tosses", "tosses_failed", "toss_usec", "scanned_bytes",
