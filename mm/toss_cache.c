@@ -201,8 +201,10 @@ static struct toss_node_lock *toss_node_locks;	/* [nr_node_ids] */
  * which must be done holding nothing), and the caller of a whole toss take
  * it before it waits, as flush_work() takes a work's.
  */
+#ifdef CONFIG_LOCKDEP
 static struct lockdep_map toss_turn_map =
 	STATIC_LOCKDEP_MAP_INIT("toss_node_turn", &toss_turn_map);
+#endif
 
 static int __init toss_cache_init(void)
 {
