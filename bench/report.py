@@ -480,6 +480,31 @@ def report(rows, a):
                                 fmt_ratio(xs) + ("; %.1f folios per run" % per if per else ""),
                                 iqr(xs)[0] >= 1.3, len(xs)))
         md.append(table(["layout", "toss s", "drop_caches s", "folios per run", "toss/drop_caches"], body) + "\n")
+
+    # 11: 1, 2 and 4 workers
+    s11 = [r for r in rows if r["scenario"] == "11"]
+    if s11:
+        b = s11[0]["bytes"]
+        md.append("## 11. 1, 2 and 4 workers: a whole toss of %d MiB on node 1 (four vCPUs)\n" % (b // MIB))
+        md.append("A second boot, node 1 with four vCPUs (1, 3, 4 and 5) on the 2-core host, so that at "
+                  "most two run at once: four workers show what the cap of four costs, not a gain. The "
+                  "tossing cpuset gets CPU 1, then 1 and 3, then 1, 3, 4 and 5 (one worker per CPU), for "
+                  "one toss of the same data each in every repetition; one file, then 48 files "
+                  "(`_48_files`). Ratios are paired: n workers' time over one worker's.\n")
+        body = [[r["method"], fmt_s(r), "%d MiB" % (r["dropped_bytes_median"] // MIB)]
+                for r in sorted(s11, key=lambda r: r["method"])]
+        md.append(table(["method", "seconds", "dropped"], body) + "\n")
+        for sfx, what in (("", "one file"), ("_48_files", "48 files")):
+            two = paired(a.samples, "11", "on", b, "toss_2_workers" + sfx, "toss_1_workers" + sfx, time=True)
+            four = paired(a.samples, "11", "on", b, "toss_4_workers" + sfx, "toss_1_workers" + sfx, time=True)
+            vs2 = paired(a.samples, "11", "on", b, "toss_4_workers" + sfx, "toss_2_workers" + sfx, time=True)
+            if two or four:
+                md.append("%s: two workers over one %s, four over one %s, four over two %s.\n"
+                          % (what.capitalize(), fmt_ratio(two), fmt_ratio(four), fmt_ratio(vs2)))
+            if vs2:
+                targets.append(("Four workers no slower than two on two host cores, %s (paired median)" % what,
+                                fmt_ratio(vs2), iqr(vs2)[0] <= 1.0, len(vs2)))
+
     return md, targets, plots
 
 

@@ -1409,7 +1409,7 @@ static void scenario10(void)
 	rmcg("s10");
 }
 
-/* ---- 11: lock contention (a CONFIG_LOCK_STAT kernel: make lock-stat) --- */
+/* ---- 11: 1, 2 and 4 workers, and their locks (make lock-stat) ---------- */
 
 /* One lock class of /proc/lock_stat; times in microseconds. */
 struct lock_class {
@@ -1472,21 +1472,18 @@ static void lock_stat_print(const char *what, double sec, int most)
 
 /*
  * With 1, 2 and 4 workers (those the node's CPUs allow) on node 1, one file
- * and 48 files of 1 GiB in all: a whole toss each, lock statistics
- * gathered during the toss only.  Prints the classes that waited longest.
+ * and 48 files of 1 GiB in all: a whole toss each, timed.  On a kernel with
+ * CONFIG_LOCK_STAT, lock statistics gathered during the toss only, and the
+ * classes that waited longest printed.
  */
 static void scenario11(void)
 {
 	unsigned long bytes = (quick ? 256 : 1024) * MiB;
 	static const char *const cpus[3] = { "1", "1,3", "1,3-5" };
 	char *one[1], *many[48], list[64] = "";
-	int nr_cpus = 0;
+	int nr_cpus = 0, lock_stat = !access("/proc/lock_stat", R_OK);
 	FILE *f;
 
-	if (access("/proc/lock_stat", R_OK)) {
-		say("  s11: no /proc/lock_stat (a CONFIG_LOCK_STAT kernel: make lock-stat)\n");
-		return;
-	}
 	f = fopen("/sys/devices/system/node/node1/cpulist", "r");
 	if (!f || !fgets(list, sizeof(list), f))
 		die("node 1's CPUs: %s", strerror(errno));
@@ -1509,16 +1506,29 @@ static void scenario11(void)
 				double sec;
 				int err;
 
+				unsigned long a[NODES], b[NODES];
+
+				cur_rep = r;
 				drop_all();
 				populate("s11", paths, n);
 				putf(CG "/s11/cpuset.cpus", "%s", cpus[w]);
-				put("/proc/lock_stat", "0");
-				put("/proc/sys/kernel/lock_stat", "1");
+				if (lock_stat) {
+					put("/proc/lock_stat", "0");
+					put("/proc/sys/kernel/lock_stat", "1");
+				}
+				snap(a);
 				sec = m_toss(&t, &err);
-				put("/proc/sys/kernel/lock_stat", "0");
+				snap(b);
+				if (lock_stat)
+					put("/proc/sys/kernel/lock_stat", "0");
 				putf(CG "/s11/cpuset.cpus", "0-3");
 				snprintf(what, sizeof(what), "workers=%d files=%d rep=%d", 1 << w, n, r);
-				lock_stat_print(what, sec, 8);
+				if (lock_stat)
+					lock_stat_print(what, sec, 8);
+				snprintf(what, sizeof(what), "toss_%d_workers%s", 1 << w,
+					 layout ? "_48_files" : "");
+				sample_drop("11", what, bytes, sec, a, b, err);
+				snprintf(what, sizeof(what), "workers=%d files=%d rep=%d", 1 << w, n, r);
 				say("  s11 %-32s %.3f s%s\n", what, sec, err ? " (error)" : "");
 			}
 		}
