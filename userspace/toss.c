@@ -616,6 +616,23 @@ int toss_cgroup_cpus(const struct toss_cgroup *cg, char *buf, size_t len)
 	return read_small(path, buf, len);
 }
 
+/**
+ * toss_cgroup_own_cpus() - a cgroup's own cpuset.cpus
+ * @cg: the cgroup
+ * @buf: the CPU list, empty when the cgroup has none of its own (cgroup
+ *	v2: it takes its parent's)
+ * @len: its size
+ *
+ * Return: 0 or a negative error.
+ */
+int toss_cgroup_own_cpus(const struct toss_cgroup *cg, char *buf, size_t len)
+{
+	char path[PATH_MAX + 64];
+
+	cg_file(cg, "cpus", path, sizeof(path));
+	return read_small(path, buf, len);
+}
+
 /* A CPU list file of sysfs as a bitmap. */
 static int read_cpu_file(const char *path, hwloc_bitmap_t map)
 {
@@ -713,6 +730,38 @@ int toss_online_cpus(void)
 		ret = hwloc_bitmap_weight(map);
 	hwloc_bitmap_free(map);
 	return ret;
+}
+
+/**
+ * toss_online_cores() - how many cores the online CPUs make
+ *
+ * A core is counted at the lowest online CPU of its
+ * /sys/devices/system/cpu/cpuN/topology/thread_siblings_list; a CPU
+ * without that file is a core of its own.
+ *
+ * Return: the number of cores, or a negative error.
+ */
+int toss_online_cores(void)
+{
+	hwloc_bitmap_t online = hwloc_bitmap_alloc(), sib = hwloc_bitmap_alloc();
+	char path[128];
+	int cpu, n = 0, ret;
+
+	ret = online && sib ? read_cpu_file("/sys/devices/system/cpu/online", online) : -ENOMEM;
+	if (!ret) {
+		hwloc_bitmap_foreach_begin(cpu, online) {
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+				 cpu);
+			if (read_cpu_file(path, sib))
+				hwloc_bitmap_only(sib, cpu);
+			hwloc_bitmap_and(sib, sib, online);
+			n += hwloc_bitmap_first(sib) == cpu || hwloc_bitmap_iszero(sib);
+		} hwloc_bitmap_foreach_end();
+	}
+	hwloc_bitmap_free(online);
+	hwloc_bitmap_free(sib);
+	return ret ? ret : n;
 }
 
 /**

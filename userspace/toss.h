@@ -113,11 +113,15 @@ int toss_cgroup_mems(const struct toss_cgroup *cg, struct toss_nodes *n);
  * parent's); -errno. */
 int toss_cgroup_own_mems(const struct toss_cgroup *cg, struct toss_nodes *n);
 int toss_cgroup_cpus(const struct toss_cgroup *cg, char *buf, size_t len);
+/* Its own cpuset.cpus (empty on cgroup v2 when it takes its parent's). */
+int toss_cgroup_own_cpus(const struct toss_cgroup *cg, char *buf, size_t len);
 int toss_cpus_to_nodes(const char *cpulist, struct toss_nodes *n);
 int toss_nodes_within_cpus(const char *cpulist, struct toss_nodes *n);
-/* The number of CPUs in a CPU list, and of online CPUs; -errno. */
+/* The number of CPUs in a CPU list, of online CPUs, and of the cores
+ * those make (SMT siblings counted once); -errno. */
 int toss_cpulist_weight(const char *cpulist);
 int toss_online_cpus(void);
+int toss_online_cores(void);
 
 /* FilePages of a node in bytes (/sys/devices/system/node/nodeN/meminfo). */
 int toss_node_file_bytes(int node, unsigned long long *bytes);

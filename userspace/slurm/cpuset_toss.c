@@ -237,25 +237,25 @@ static int job_cgroup(uint32_t jobid, struct toss_cgroup *cg, char *err,
 }
 
 /*
- * The job's CPUs on this machine as Slurm counts them: the step's
- * (S_JOB_NCPUS) or the job's allocated cores, whichever is more.
+ * Whether a job whose cgroup Slurm did not confine (ConstrainCores=no)
+ * holds the whole machine: the step has every online CPU (S_JOB_NCPUS), or
+ * the job every core (S_JOB_ALLOC_CORES counts cores, not SMT threads).
+ * Sets *@ncpus and *@ncores to what Slurm says it has.
  */
-static int job_ncpus(spank_t sp)
+static int job_has_machine(spank_t sp, int *ncpus, int *ncores)
 {
-	uint16_t ncpus = 0;
+	uint16_t n = 0;
 	char *cores = NULL;
-	int n = 0;
+	int online = toss_online_cpus(), online_cores = toss_online_cores();
 
-	if (spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS)
-		n = ncpus;
+	*ncpus = *ncores = 0;
+	if (spank_get_item(sp, S_JOB_NCPUS, &n) == ESPANK_SUCCESS)
+		*ncpus = n;
 	if (spank_get_item(sp, S_JOB_ALLOC_CORES, &cores) == ESPANK_SUCCESS &&
-	    cores && cores[0]) {
-		int c = toss_cpulist_weight(cores);
-
-		if (c > n)
-			n = c;
-	}
-	return n;
+	    cores && cores[0])
+		*ncores = toss_cpulist_weight(cores);
+	return (online > 0 && *ncpus >= online) ||
+	       (online_cores > 0 && *ncores >= online_cores);
 }
 
 /**
@@ -281,7 +281,8 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what,
 	char lock[64], rec[64], requester[64];
 	uint32_t uid;
 	long waited, lock_ms;
-	int dirfd, fd = -1, ret, ncpus, online, weight;
+	int dirfd, fd = -1, ret, ncpus, ncores, online, weight;
+	char own[64];
 	char *cpus = NULL;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -379,10 +380,18 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what,
 			    what);
 		goto out;
 	}
-	ncpus = job_ncpus(sp);
-	if (weight >= online && ncpus < online) {
-		slurm_info(PFX "job %u: cgroup %s: refused: its CPUs (%s) are every CPU of this machine but the job has %d: cores are not constrained (cgroup.conf ConstrainCores=yes is needed); request \"%s\" not written",
-			   jobid, cg.rel, cpus, ncpus, what);
+	/*
+	 * Slurm writes the job cgroup's own cpuset.cpus only with
+	 * ConstrainCores=yes; without, the cgroup has every CPU whatever the
+	 * job holds (a v1 job cgroup in the cpuset hierarchy is confined).
+	 */
+	own[0] = '\0';
+	if (!cg.v1 && toss_cgroup_own_cpus(&cg, own, sizeof(own)) < 0)
+		own[0] = '\0';
+	if (!cg.v1 && !own[0] && weight >= online &&
+	    !job_has_machine(sp, &ncpus, &ncores)) {
+		slurm_info(PFX "job %u: cgroup %s: refused: cores are not constrained (cgroup.conf ConstrainCores=yes is needed): its CPUs (%s) are every CPU of this machine, the job has %d CPUs and %d cores of it; request \"%s\" not written",
+			   jobid, cg.rel, cpus, ncpus, ncores, what);
 		snprintf(decided, sizeof(decided), "refused, by %s", step);
 		goto out;
 	}

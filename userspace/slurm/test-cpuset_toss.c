@@ -231,12 +231,21 @@ static const char *what_written(void)
 	return written;
 }
 
+/* The job cgroup's CPUs, its own (ConstrainCores=yes) and effective. */
 static void set_cpus(const char *cpus)
 {
 	char text[256];
 
 	snprintf(text, sizeof(text), "%s\n", cpus);
+	put("jobcg/cpuset.cpus", text);
 	put("jobcg/cpuset.cpus.effective", text);
+}
+
+/* ConstrainCores=no: no CPUs of its own, every CPU effective. */
+static void set_unconstrained(void)
+{
+	put("jobcg/cpuset.cpus", "\n");
+	put("jobcg/cpuset.cpus.effective", "0-3\n");
 }
 
 static void set_tosses(int n)
@@ -563,7 +572,7 @@ int main(void)
 
 	printf("== cores not constrained: the cgroup has every CPU, the job one\n");
 	reset_job("1");
-	set_cpus("0-3");
+	set_unconstrained();
 	fake_ncpus = 1;
 	fake_cores = "0";
 	CHECK(post_fork() == ESPANK_SUCCESS);
@@ -571,17 +580,35 @@ int main(void)
 	CHECK(LOGGED("ConstrainCores") && LOGGED("refused"));
 	/* the job has the whole machine: every node with CPUs */
 	reset_job("1");
-	set_cpus("0-3");
+	set_unconstrained();
 	fake_ncpus = 4;
 	CHECK(post_fork() == ESPANK_SUCCESS);
 	CHECK(!strcmp(what_written(), "1 nodes=0-2"));
-	/* a step with one CPU of a job that has the whole machine */
+	/* a step with one CPU of a job that has every core (3: SMT) */
+	reset_job("1");
+	set_unconstrained();
+	fake_ncpus = 1;
+	fake_cores = "0-2";
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!strcmp(what_written(), "1 nodes=0-2"));
+	/* two of the three cores are not the machine */
+	reset_job("1");
+	set_unconstrained();
+	fake_ncpus = 2;
+	fake_cores = "0-1";
+	CHECK(post_fork() == ESPANK_SUCCESS);
+	CHECK(!what_written()[0]);
+	CHECK(LOGGED("ConstrainCores") && LOGGED("refused"));
+
+	printf("== SMT, cores constrained: a whole-machine job whose step has one CPU\n");
+	/* USERSPACE-REVIEW-2 N4: threads were compared with cores */
 	reset_job("1");
 	set_cpus("0-3");
 	fake_ncpus = 1;
-	fake_cores = "0-3";
+	fake_cores = "0-2";
 	CHECK(post_fork() == ESPANK_SUCCESS);
 	CHECK(!strcmp(what_written(), "1 nodes=0-2"));
+	CHECK(!LOGGED("ConstrainCores"));
 
 	printf("== once per job: the kernel's tosses counter\n");
 	reset_job("1");

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # test-spank.sh <build/userspace> <scratch>: the SPANK plugin's logic with
 # the SPANK API stubbed (test-cpuset_toss.c), on the NUMA topology of the
-# integration VM (node 0: CPU 0, node 1: CPUs 1 and 3, node 2: CPU 2,
-# node 3: memory only), faked in /sys/devices/system in a mount namespace
-# of its own; and the symbols build/userspace/cpuset_toss.so exports.
+# integration VM (node 0: CPU 0, node 1: CPUs 1 and 3, SMT siblings of one
+# core, node 2: CPU 2, node 3: memory only), faked in /sys/devices/system
+# in a mount namespace of its own; and the symbols build/userspace/cpuset_toss.so exports.
 #
 # OLD=<cpuset_toss.c>: run the same test against another version of the
 # plugin (git show 3d47d27:userspace/slurm/cpuset_toss.c > old.c);
@@ -41,7 +41,8 @@ if [ -z "${SPANK_TEST_NS:-}" ]; then
 		cp "$u/slurm/test-cpuset_toss.c" "$src/"
 	fi
 	# (the marker and /proc/self/cgroup of older versions)
-	gcc -Wall -Wextra -Werror -O2 -I"$u" $(pkg-config --cflags jansson hwloc) \
+	gcc -Wall -Wextra -Werror -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-I"$u" $(pkg-config --cflags jansson hwloc) \
 		-DCPUSET_TOSS_POLICY="\"$tmp/policy\"" -DTEST_DIR="\"$tmp\"" \
 		-DCPUSET_TOSS_MARKER_DIR="\"$tmp/run/cpuset-toss/slurm\"" \
 		-DCPUSET_TOSS_PROC_CGROUP="\"$tmp/cgroup\"" \
@@ -72,7 +73,15 @@ echo 0 > $sys/node/node0/cpulist
 echo 1,3 > $sys/node/node1/cpulist
 echo 2 > $sys/node/node2/cpulist
 echo > $sys/node/node3/cpulist
-echo 0-3 > "$tmp/cpu-online"
-mount --bind "$tmp/cpu-online" $sys/cpu/online
+# CPUs 1 and 3 (node 1) are SMT siblings: 4 CPUs, 3 cores
+mount -t tmpfs none $sys/cpu
+echo 0-3 > $sys/cpu/online
+for c in 0 1 2 3; do
+	mkdir -p $sys/cpu/cpu$c/topology
+done
+echo 0 > $sys/cpu/cpu0/topology/thread_siblings_list
+echo 1,3 > $sys/cpu/cpu1/topology/thread_siblings_list
+echo 2 > $sys/cpu/cpu2/topology/thread_siblings_list
+echo 1,3 > $sys/cpu/cpu3/topology/thread_siblings_list
 mount -t tmpfs none /run
 "$tmp/test"
