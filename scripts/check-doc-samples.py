@@ -240,6 +240,10 @@ def formats():
             s += '%s'
         if re.match(r'^\w', s):
             stat.append(s)
+    # and the flat keys of toss_stat_keys[], printed as "%s %llu"
+    m = re.search(r'toss_stat_keys\[[^]]*\]\s*=\s*\{([^}]*)\}', k)
+    if m:
+        stat += [key + ' %llu' for key in re.findall(r'"(\w+)"', m.group(1))]
     F['stat'] = stat
     dl = c_string_args(toss, 'dlog', 2, {})
     cli = []
