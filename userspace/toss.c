@@ -732,6 +732,91 @@ int toss_online_cpus(void)
 	return ret;
 }
 
+/* Add the cpuset.cpus.effective of the cgroup directory @dir to @map. */
+static void add_cgroup_cpus(const char *dir, int v1, hwloc_bitmap_t map,
+			    hwloc_bitmap_t tmp)
+{
+	char path[PATH_MAX + 64];
+
+	if (snprintf(path, sizeof(path), "%s/cpuset.%s", dir,
+		     v1 ? "effective_cpus" : "cpus.effective") >= (int)sizeof(path))
+		return;
+	if (!read_cpu_file(path, tmp))
+		hwloc_bitmap_or(map, map, tmp);
+}
+
+/* Add the CPUs of the subdirectories of @dir named @prefix* but @skip. */
+static void add_siblings(const char *dir, const char *prefix, const char *skip,
+			 int v1, hwloc_bitmap_t map, hwloc_bitmap_t tmp)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *dh = opendir(dir);
+
+	while (dh && (e = readdir(dh))) {
+		if (e->d_type != DT_DIR || strncmp(e->d_name, prefix, strlen(prefix)) ||
+		    (skip && !strcmp(e->d_name, skip)))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
+			add_cgroup_cpus(path, v1, map, tmp);
+	}
+	if (dh)
+		closedir(dh);
+}
+
+/**
+ * toss_sibling_cpus() - the CPUs of the cgroups beside a cgroup
+ * @cg: the cgroup
+ * @prefix: the names that count ("job_": Slurm's job cgroups)
+ * @buf: the union of their cpuset.cpus.effective, as a CPU list ("" for
+ *	none)
+ * @len: its size
+ *
+ * The siblings of @cg named @prefix*, and on a cgroup v1 hierarchy also
+ * those under its parent's siblings (Slurm's slurm/uid_<n>/job_<m>).
+ *
+ * Return: 0 or a negative error.
+ */
+int toss_sibling_cpus(const struct toss_cgroup *cg, const char *prefix,
+		      char *buf, size_t len)
+{
+	hwloc_bitmap_t map = hwloc_bitmap_alloc(), tmp = hwloc_bitmap_alloc();
+	char parent[PATH_MAX], grand[PATH_MAX], path[PATH_MAX];
+	const char *name = strrchr(cg->dir, '/');
+	struct dirent *e;
+	int ret = 0;
+	DIR *dh;
+
+	if (!map || !tmp || !name) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	snprintf(parent, sizeof(parent), "%.*s", (int)(name - cg->dir), cg->dir);
+	add_siblings(parent, prefix, name + 1, cg->v1, map, tmp);
+	if (cg->v1 && strrchr(parent, '/')) {
+		const char *pname = strrchr(parent, '/');
+
+		snprintf(grand, sizeof(grand), "%.*s", (int)(pname - parent), parent);
+		dh = opendir(grand);
+		while (dh && (e = readdir(dh))) {
+			if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
+			    !strcmp(e->d_name, pname + 1))
+				continue;
+			if (snprintf(path, sizeof(path), "%s/%s", grand, e->d_name) <
+			    (int)sizeof(path))
+				add_siblings(path, prefix, NULL, 1, map, tmp);
+		}
+		if (dh)
+			closedir(dh);
+	}
+	if (hwloc_bitmap_list_snprintf(buf, len, map) >= (int)len)
+		ret = -E2BIG;
+out:
+	hwloc_bitmap_free(map);
+	hwloc_bitmap_free(tmp);
+	return ret;
+}
+
 /**
  * toss_online_cores() - how many cores the online CPUs make
  *
@@ -1729,7 +1814,7 @@ int toss_delegated(struct toss_delegate *d)
 	const struct toss_policy *p = d->policy;
 	char req[TOSS_REQ_MAX], list[TOSS_REQ_MAX], cpubuf[65536];
 	char amount[32] = "", opt[TOSS_REQ_MAX] = "";
-	struct toss_nodes mems, all, own, touched, want;
+	struct toss_nodes mems, all, own, touched, want, shared;
 	const char *cpus = d->cpus;
 	struct claim claim;
 	char *w, *save = NULL;
@@ -1838,6 +1923,13 @@ int toss_delegated(struct toss_delegate *d)
 		if (ret)
 			return ret;
 	}
+	/* own: and none of its CPUs another's (shared cores) */
+	memset(&shared, 0, sizeof(shared));
+	if (p->nodes == TOSS_NODES_OWN && d->others_cpus && d->others_cpus[0]) {
+		ret = toss_cpus_to_nodes(d->others_cpus, &shared);
+		if (ret)
+			return ret;
+	}
 	for (node = 0; node < TOSS_MAX_NODES; node++) {
 		if (!toss_node_isset(&mems, node))
 			continue;
@@ -1851,6 +1943,11 @@ int toss_delegated(struct toss_delegate *d)
 		if (p->nodes == TOSS_NODES_OWN && !toss_node_isset(&own, node)) {
 			dlog(d, LOG_NOTICE, "node %d: left alone: %s (CPUs %s) does not have every CPU of it (nodes = own)",
 			     node, d->cg->rel, cpus);
+			continue;
+		}
+		if (toss_node_isset(&shared, node)) {
+			dlog(d, LOG_NOTICE, "node %d: left alone: others hold CPUs of it too (theirs: %s; nodes = own)",
+			     node, d->others_cpus);
 			continue;
 		}
 		toss_node_set(&d->tossed, node);

@@ -115,6 +115,10 @@ int toss_cgroup_own_mems(const struct toss_cgroup *cg, struct toss_nodes *n);
 int toss_cgroup_cpus(const struct toss_cgroup *cg, char *buf, size_t len);
 /* Its own cpuset.cpus (empty on cgroup v2 when it takes its parent's). */
 int toss_cgroup_own_cpus(const struct toss_cgroup *cg, char *buf, size_t len);
+/* The CPUs of the cgroups beside it named <prefix>* (on v1 also under its
+ * parent's siblings), a CPU list; -errno. */
+int toss_sibling_cpus(const struct toss_cgroup *cg, const char *prefix,
+		      char *buf, size_t len);
 int toss_cpus_to_nodes(const char *cpulist, struct toss_nodes *n);
 int toss_nodes_within_cpus(const char *cpulist, struct toss_nodes *n);
 /* The number of CPUs in a CPU list, of online CPUs, and of the cores
@@ -188,6 +192,10 @@ struct toss_delegate {
 					 * its own (own: all of a node's CPUs,
 					 * pinned: any), its mems are not
 					 * narrowed: Slurm's job cgroups */
+	const char *others_cpus;	/* CPUs others hold (other jobs' on
+					 * the machine): under "own", a node
+					 * with any of them is not its own;
+					 * NULL: none known */
 	const char *requester;		/* whose min_interval: the pod or
 					 * container, the job's user; NULL:
 					 * anyone's (per node only) */

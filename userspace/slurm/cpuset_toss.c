@@ -283,7 +283,7 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what,
 	long waited, lock_ms;
 	int dirfd, fd = -1, ret, ncpus, ncores, online, weight;
 	char own[64];
-	char *cpus = NULL;
+	char *cpus = NULL, *others = NULL;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = toss_policy_load(CPUSET_TOSS_POLICY, "slurm", &policy, err,
@@ -407,6 +407,13 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what,
 	 */
 	d.cpus = cpus;
 	d.cpus_decide = 1;
+	/*
+	 * Other jobs' cgroups beside this one (OverSubscribe, gang
+	 * scheduling): a node whose CPUs they share is not this job's own.
+	 */
+	others = malloc(CPUS_MAX);
+	if (others && !toss_sibling_cpus(&cg, "job_", others, CPUS_MAX))
+		d.others_cpus = others;
 	d.deadline_ms = deadline;
 	/*
 	 * min_interval per user (arrays of one user's short jobs), not for
@@ -444,6 +451,7 @@ out:
 			    jobid, err, decided);
 out_recorded:
 	free(cpus);
+	free(others);
 	toss_state_unlock(dirfd, lock, fd);	/* and the lock with it */
 	close(dirfd);
 }

@@ -529,6 +529,38 @@ int main(void)
 	CHECK(post_fork() == ESPANK_SUCCESS);
 	CHECK(!strcmp(what_written(), "1 nodes=0"));
 	CHECK(LOGGED("node 1: left alone"));
+
+	printf("== another job's cgroup shares CPUs of node 1 (OverSubscribe): left alone\n");
+	/* USERSPACE-REVIEW-2 N8: own also means nobody else has them */
+	{
+		char sib[PATH_MAX];
+
+		snprintf(sib, sizeof(sib), "%s/job_43", TEST_DIR);
+		mkdir(sib, 0755);
+		reset_job("1");
+		set_cpus("1,3");
+		put("job_43/cpuset.cpus.effective", "3\n");
+		CHECK(post_fork() == ESPANK_SUCCESS);
+		CHECK(!what_written()[0]);
+		CHECK(LOGGED("node 1: left alone: others hold CPUs of it too"));
+		/* the other job on node 2 only: node 1 is this job's */
+		reset_job("1");
+		set_cpus("1,3");
+		put("job_43/cpuset.cpus.effective", "2\n");
+		CHECK(post_fork() == ESPANK_SUCCESS);
+		CHECK(!strcmp(what_written(), "1 nodes=1"));
+		/* both jobs on every CPU (two whole-machine jobs) */
+		reset_job("1");
+		set_cpus("0-3");
+		fake_ncpus = 4;
+		put("job_43/cpuset.cpus.effective", "0-3\n");
+		CHECK(post_fork() == ESPANK_SUCCESS);
+		CHECK(!what_written()[0]);
+		snprintf(sib, sizeof(sib), "%s/job_43/cpuset.cpus.effective", TEST_DIR);
+		unlink(sib);
+		snprintf(sib, sizeof(sib), "%s/job_43", TEST_DIR);
+		CHECK(!rmdir(sib));
+	}
 	/* policy nodes = pinned: the nodes with a CPU of the job */
 	reset_job("1");
 	set_cpus("1");
