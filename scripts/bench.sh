@@ -12,7 +12,8 @@
 # BENCH_QUICK=1: three repetitions and smaller data sets, for every change
 # to the toss path (a target's verdict needs at least three paired
 # repetitions; with fewer the report says it cannot decide).  BENCH_REPS=n
-# overrides the repetitions (default 5).  BENCH_SCENARIOS="1 2 3 4 5 6 7 8 9 10 11"
+# overrides the repetitions (default 5); BENCH_TIMEOUT=s the limit of one
+# boot (default 7200).  BENCH_SCENARIOS="1 2 3 4 5 6 7 8 9 10 11"
 # picks scenarios.  Scenario 11 (1, 2 and 4 workers on one node) runs in a
 # second boot, where node 1 has four vCPUs (1, 3, 4 and 5; on the 2-core
 # host they take turns, so four workers show what they cost, not a gain).
@@ -25,6 +26,8 @@ scen=${BENCH_SCENARIOS:-1 2 3 4 5 6 7 8 9 10 11}
 four=
 case " $scen " in *" 11 "*) four=11; scen=$(echo " $scen " | sed 's/ 11 / /; s/^ *//; s/ *$//') ;; esac
 export NODE_MEM=${BENCH_NODE_MEM:-2G} DISK_SIZE=${BENCH_DISK:-8G}
+# Not make's VM_TIMEOUT (1800 s for one test boot): a full run takes longer.
+timeout=${BENCH_TIMEOUT:-7200}
 # pr_info (every toss and drop_caches logs one) would interleave with the
 # samples on the console; warnings and worse still show and still fail.
 export VM_APPEND="loglevel=5 ${VM_APPEND:-}"
@@ -43,11 +46,13 @@ boot() {
 	local args="-r $reps ${quick:+-q} $2" start rc=0
 	echo "bench: booting the bench kernel (${NODE_MEM} per node, node CPUs \"$1\", ${ACCEL:-tcg}): toss-bench $args"
 	start=$(date +%s)
-	NODE_CPUS=$1 "$here/scripts/vm-run.sh" -k "$kernel" -i "$initrd" -f "$work/extra" \
-		-t "${VM_TIMEOUT:-7200}" -l "$work/console.log" -- \
-		"uname -r | sed 's/^/BENCH-KERNEL /'; /extra/toss-bench $args" \
+	# (with pipefail, "|| true" would reset PIPESTATUS: the status goes
+	# through a file)
+	{ NODE_CPUS=$1 "$here/scripts/vm-run.sh" -k "$kernel" -i "$initrd" -f "$work/extra" \
+		-t "$timeout" -l "$work/console.log" -- \
+		"uname -r | sed 's/^/BENCH-KERNEL /'; /extra/toss-bench $args"; echo $? > "$work/rc"; } \
 		| grep --line-buffered -E '^  s[0-9]|^== |toss-bench:' || true
-	rc=${PIPESTATUS[0]}
+	rc=$(cat "$work/rc")
 	cat "$work/console.log" >> "$log"
 	echo "bench: the VM ran $(( $(date +%s) - start )) s (console in $log)"
 	[ "$rc" = 0 ] || { echo "bench: FAILED (status $rc)"; exit 1; }
