@@ -418,13 +418,14 @@ static atomic_t toss_cgroup_missed = ATOMIC_INIT(0);
 /*
  * Log a toss as drop_caches does: every toss of scope=node (privileged:
  * it drops other tenants' cache, so it is always seen), and those of
- * scope=cgroup within their shared budget.
+ * scope=cgroup within their shared budget, with the count of those
+ * suppressed since the last line when there were any.
  */
 static void toss_log(struct cpuset *cs, const struct toss_request_args *req,
 		     const nodemask_t *nodes, const struct toss_result *sum,
 		     u64 took, int ret)
 {
-	char comm[TASK_COMM_LEN];
+	char comm[TASK_COMM_LEN], more[48] = "";
 	int missed = 0;
 
 	if (req->scope_cgroup) {
@@ -434,8 +435,11 @@ static void toss_log(struct cpuset *cs, const struct toss_request_args *req,
 		}
 		missed = atomic_xchg(&toss_cgroup_missed, 0);
 	}
+	if (missed)
+		snprintf(more, sizeof(more),
+			 " (%d earlier scope=cgroup lines suppressed)", missed);
 	get_task_comm(comm, current);
-	pr_info("%*pE (%d): cpuset.memory_toss_cache: cgroup %llu scope=%s nodes %*pbl: tossed %lu kB, kept %lu kB dirty, %lu kB writeback, %lu kB mapped, %lu kB busy in %llu ms, error %d (%d earlier scope=cgroup lines suppressed)\n",
+	pr_info("%*pE (%d): cpuset.memory_toss_cache: cgroup %llu scope=%s nodes %*pbl: tossed %lu kB, kept %lu kB dirty, %lu kB writeback, %lu kB mapped, %lu kB busy in %llu ms, error %d%s\n",
 		(int)strlen(comm), comm, task_tgid_nr(current),
 		cgroup_id(cs->css.cgroup), req->scope_cgroup ? "cgroup" : "node",
 		nodemask_pr_args(nodes),
@@ -444,7 +448,7 @@ static void toss_log(struct cpuset *cs, const struct toss_request_args *req,
 		sum->nr_writeback << (PAGE_SHIFT - 10),
 		sum->nr_mapped << (PAGE_SHIFT - 10),
 		sum->nr_busy << (PAGE_SHIFT - 10),
-		div_u64(took, NSEC_PER_MSEC), ret, missed);
+		div_u64(took, NSEC_PER_MSEC), ret, more);
 }
 
 /*
