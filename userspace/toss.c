@@ -948,7 +948,7 @@ const char *toss_strerror(int err)
 	case TOSS_EPOLICY:
 		return "the policy file " TOSS_POLICY_FILE " is unsafe or malformed";
 	case EINVAL:
-		return "the kernel refused the request as invalid (grammar, nodes outside cpuset.mems.effective, amount below a page, or a cgroup without cpuset.mems of its own and no nodes=)";
+		return "the kernel refused the request as invalid (grammar, nodes outside cpuset.mems.effective, amount below a page, or a cgroup without cpuset.mems of its own, or none of them effective, and no nodes=)";
 	case ERANGE:
 		return "a size does not fit in 64 bits";
 	case E2BIG:

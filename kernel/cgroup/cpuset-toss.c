@@ -453,10 +453,10 @@ static void toss_log(struct cpuset *cs, const struct toss_request_args *req,
 
 /*
  * The nodes a toss of @cs covers, read once: its effective mems.  -ENODEV
- * when the cpuset is going away, or when none of its cpuset.mems is
- * effective (they fell back to its parent's, not its to drop).  -EINVAL
- * when it never set cpuset.mems (it inherits its parent's) and the nodes
- * are not @named (nodes=, or scope=cgroup, which drops only its own).
+ * when the cpuset is going away.  -EINVAL when it has no nodes of its own
+ * and they are not @named (nodes=, or scope=cgroup, which drops only its
+ * own): it never set cpuset.mems (it inherits its parent's), or none of
+ * its cpuset.mems is effective (they fell back to its parent's).
  * callback_lock, not cpuset_mutex, so that nothing here makes rmdir wait.
  */
 static int toss_snapshot_nodes(struct cpuset *cs, bool named,
@@ -471,7 +471,7 @@ static int toss_snapshot_nodes(struct cpuset *cs, bool named,
 		ret = -EINVAL;
 	else if (!nodes_empty(cs->mems_allowed) &&
 		 !nodes_intersects(cs->mems_allowed, cs->effective_mems))
-		ret = -ENODEV;
+		ret = -EINVAL;
 	*nodes = cs->effective_mems;
 	cpuset_callback_unlock_irq();
 	return ret;
@@ -519,8 +519,8 @@ struct toss_write {
  * stops at its next batch.
  *
  * Context: Process context, may sleep; takes and drops callback_lock.
- * Return: @nbytes on success; -EINVAL for bad input or a scope=node toss
- * of a cpuset without nodes of its own and no nodes=; -ERANGE for a size
+ * Return: @nbytes on success; -EINVAL for bad input or a toss of a cpuset
+ * without nodes of its own (none set, or none effective); -ERANGE for a size
  * beyond 64 bits; -EPERM without CAP_SYS_ADMIN (scope=node); -EOPNOTSUPP
  * for scope=cgroup without the memory controller; -ENODEV for a cpuset
  * going away; -EINTR on a signal; -EAGAIN when a limited toss dropped less

@@ -1507,7 +1507,8 @@ static bool trace_begin_with(const char *trace, int nid, const char *field)
 /*
  * (a) A cpuset whose cpuset.mems has none of its parent's nodes (parent
  * on two nodes, the child on a third) falls back to the parent's in
- * cpuset.mems.effective: a toss of it is -ENODEV and drops nothing, not
+ * cpuset.mems.effective: a toss of it is -EINVAL, it has no nodes of its
+ * own (-ENODEV is only for a cgroup going away), and drops nothing, not
  * the parent's nodes' cache.
  * (b) slab=1 with an amount smaller than a page per node, "8K slab=1"
  * over every node, still shrinks the slab of every node: each node has a
@@ -1543,7 +1544,7 @@ static int test_toss_mems_fallback(const char *root)
 	snapshot();
 	err = toss(job, "1");
 	ksft_print_msg("(a) toss of p/job (mems %d, effective %s): %d\n", c, want, err);
-	if (err != -ENODEV || check_nodes(0))
+	if (err != -EINVAL || check_nodes(0))
 		bad |= 1;
 
 	if (trace_start())
