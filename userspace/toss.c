@@ -143,15 +143,39 @@ static int find_mount(char *mnt, size_t len, int *v1, int *noprefix)
 	return -TOSS_ENOCPUSET;
 }
 
+/*
+ * The path of one of the cpuset files, "cpuset.<name>", of the cgroup
+ * directory @dir in the hierarchy of @cg.  Return: whether it fits.
+ */
+static int cg_file_in(const struct toss_cgroup *cg, const char *dir,
+		      const char *name, char *buf, size_t len)
+{
+	/* a v1 mount with noprefix names them without "cpuset." */
+	if (cg->v1 && cg->noprefix)
+		return snprintf(buf, len, "%s/%s", dir, name) < (int)len;
+	return snprintf(buf, len, "%s/cpuset.%s", dir, name) < (int)len;
+}
+
 /* The path of one of the cgroup's cpuset files, "cpuset.<name>". */
 static void cg_file(const struct toss_cgroup *cg, const char *name,
 		    char *buf, size_t len)
 {
-	/* a v1 mount with noprefix names them without "cpuset." */
-	if (cg->v1 && cg->noprefix)
-		snprintf(buf, len, "%s/%s", cg->dir, name);
-	else
-		snprintf(buf, len, "%s/cpuset.%s", cg->dir, name);
+	cg_file_in(cg, cg->dir, name, buf, len);
+}
+
+/*
+ * The path of the cpuset.cpus.effective of the cgroup directory @dir in
+ * the hierarchy of @cg (on v1 "effective_cpus" where there is no such
+ * file).  Return: whether it fits.
+ */
+static int cpus_effective_file(const struct toss_cgroup *cg, const char *dir,
+			       char *buf, size_t len)
+{
+	if (!cg_file_in(cg, dir, "cpus.effective", buf, len))
+		return 0;
+	if (cg->v1 && access(buf, F_OK))
+		return cg_file_in(cg, dir, "effective_cpus", buf, len);
+	return 1;
 }
 
 static int set_cgroup(struct toss_cgroup *cg, const char *rel,
@@ -610,9 +634,7 @@ int toss_cgroup_cpus(const struct toss_cgroup *cg, char *buf, size_t len)
 {
 	char path[PATH_MAX + 64];
 
-	cg_file(cg, "cpus.effective", path, sizeof(path));
-	if (cg->v1 && access(path, F_OK))
-		cg_file(cg, "effective_cpus", path, sizeof(path));
+	cpus_effective_file(cg, cg->dir, path, sizeof(path));
 	return read_small(path, buf, len);
 }
 
@@ -732,33 +754,30 @@ int toss_online_cpus(void)
 	return ret;
 }
 
-/* Add the cpuset.cpus.effective of the cgroup directory @dir to @map. */
-static void add_cgroup_cpus(const char *dir, int v1, hwloc_bitmap_t map,
-			    hwloc_bitmap_t tmp)
+/*
+ * Add to @map the cpuset.cpus.effective of the cgroups in @dir (of @cg's
+ * hierarchy) named @prefix*, but @skip: with @depth 1, of those in each
+ * subdirectory of @dir but @skip instead.
+ */
+static void add_cgroups_cpus(const struct toss_cgroup *cg, const char *dir,
+			     const char *prefix, const char *skip, int depth,
+			     hwloc_bitmap_t map, hwloc_bitmap_t tmp)
 {
-	char path[PATH_MAX + 64];
-
-	if (snprintf(path, sizeof(path), "%s/cpuset.%s", dir,
-		     v1 ? "effective_cpus" : "cpus.effective") >= (int)sizeof(path))
-		return;
-	if (!read_cpu_file(path, tmp))
-		hwloc_bitmap_or(map, map, tmp);
-}
-
-/* Add the CPUs of the subdirectories of @dir named @prefix* but @skip. */
-static void add_siblings(const char *dir, const char *prefix, const char *skip,
-			 int v1, hwloc_bitmap_t map, hwloc_bitmap_t tmp)
-{
-	char path[PATH_MAX];
+	char sub[PATH_MAX], path[PATH_MAX + 64];
 	struct dirent *e;
 	DIR *dh = opendir(dir);
 
 	while (dh && (e = readdir(dh))) {
-		if (e->d_type != DT_DIR || strncmp(e->d_name, prefix, strlen(prefix)) ||
-		    (skip && !strcmp(e->d_name, skip)))
+		if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
+		    (skip && !strcmp(e->d_name, skip)) ||
+		    (!depth && strncmp(e->d_name, prefix, strlen(prefix))) ||
+		    snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub))
 			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
-			add_cgroup_cpus(path, v1, map, tmp);
+		if (depth)
+			add_cgroups_cpus(cg, sub, prefix, NULL, depth - 1, map, tmp);
+		else if (cpus_effective_file(cg, sub, path, sizeof(path)) &&
+			 !read_cpu_file(path, tmp))
+			hwloc_bitmap_or(map, map, tmp);
 	}
 	if (dh)
 		closedir(dh);
@@ -781,33 +800,20 @@ int toss_sibling_cpus(const struct toss_cgroup *cg, const char *prefix,
 		      char *buf, size_t len)
 {
 	hwloc_bitmap_t map = hwloc_bitmap_alloc(), tmp = hwloc_bitmap_alloc();
-	char parent[PATH_MAX], grand[PATH_MAX], path[PATH_MAX];
-	const char *name = strrchr(cg->dir, '/');
-	struct dirent *e;
+	const char *name = strrchr(cg->dir, '/'), *pname;
+	char parent[PATH_MAX], grand[PATH_MAX];
 	int ret = 0;
-	DIR *dh;
 
 	if (!map || !tmp || !name) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	snprintf(parent, sizeof(parent), "%.*s", (int)(name - cg->dir), cg->dir);
-	add_siblings(parent, prefix, name + 1, cg->v1, map, tmp);
-	if (cg->v1 && strrchr(parent, '/')) {
-		const char *pname = strrchr(parent, '/');
-
+	add_cgroups_cpus(cg, parent, prefix, name + 1, 0, map, tmp);
+	pname = strrchr(parent, '/');
+	if (cg->v1 && pname) {
 		snprintf(grand, sizeof(grand), "%.*s", (int)(pname - parent), parent);
-		dh = opendir(grand);
-		while (dh && (e = readdir(dh))) {
-			if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
-			    !strcmp(e->d_name, pname + 1))
-				continue;
-			if (snprintf(path, sizeof(path), "%s/%s", grand, e->d_name) <
-			    (int)sizeof(path))
-				add_siblings(path, prefix, NULL, 1, map, tmp);
-		}
-		if (dh)
-			closedir(dh);
+		add_cgroups_cpus(cg, grand, prefix, pname + 1, 1, map, tmp);
 	}
 	if (hwloc_bitmap_list_snprintf(buf, len, map) >= (int)len)
 		ret = -E2BIG;

@@ -238,15 +238,15 @@ static int job_cgroup(uint32_t jobid, struct toss_cgroup *cg, char *err,
 
 /*
  * Whether a job whose cgroup Slurm did not confine (ConstrainCores=no)
- * holds the whole machine: the step has every online CPU (S_JOB_NCPUS), or
- * the job every core (S_JOB_ALLOC_CORES counts cores, not SMT threads).
- * Sets *@ncpus and *@ncores to what Slurm says it has.
+ * holds the whole machine of @online CPUs: the step has every one of them
+ * (S_JOB_NCPUS), or the job every core (S_JOB_ALLOC_CORES counts cores,
+ * not SMT threads).  Sets *@ncpus and *@ncores to what Slurm says it has.
  */
-static int job_has_machine(spank_t sp, int *ncpus, int *ncores)
+static int job_has_machine(spank_t sp, int online, int *ncpus, int *ncores)
 {
 	uint16_t n = 0;
 	char *cores = NULL;
-	int online = toss_online_cpus(), online_cores = toss_online_cores();
+	int online_cores = toss_online_cores();
 
 	*ncpus = *ncores = 0;
 	if (spank_get_item(sp, S_JOB_NCPUS, &n) == ESPANK_SUCCESS)
@@ -385,11 +385,11 @@ static void toss_job(spank_t sp, uint32_t jobid, const char *what,
 	 * ConstrainCores=yes; without, the cgroup has every CPU whatever the
 	 * job holds (a v1 job cgroup in the cpuset hierarchy is confined).
 	 */
-	own[0] = '\0';
-	if (!cg.v1 && toss_cgroup_own_cpus(&cg, own, sizeof(own)) < 0)
-		own[0] = '\0';
+	own[0] = '\0';		/* unreadable: as if it had none */
+	if (!cg.v1)
+		toss_cgroup_own_cpus(&cg, own, sizeof(own));
 	if (!cg.v1 && !own[0] && weight >= online &&
-	    !job_has_machine(sp, &ncpus, &ncores)) {
+	    !job_has_machine(sp, online, &ncpus, &ncores)) {
 		slurm_info(PFX "job %u: cgroup %s: refused: cores are not constrained (cgroup.conf ConstrainCores=yes is needed): its CPUs (%s) are every CPU of this machine, the job has %d CPUs and %d cores of it; request \"%s\" not written",
 			   jobid, cg.rel, cpus, ncpus, ncores, what);
 		snprintf(decided, sizeof(decided), "refused, by %s", step);
