@@ -1242,10 +1242,10 @@ cleanup:
  */
 static int test_toss_turn_lockdep(const char *root)
 {
-	char buf[1 << 16], *p, *line;
-	int ret = KSFT_FAIL, fd = -1;
 	long fwd = -1, back = -1;
-	ssize_t n, len = 0;
+	int ret = KSFT_FAIL;
+	char line[512], *p;
+	FILE *f = NULL;
 	char *cg;
 
 	if (access("/proc/lockdep", R_OK))
@@ -1254,31 +1254,15 @@ static int test_toss_turn_lockdep(const char *root)
 	if (!cg || fill_node(toss_node, node_file[toss_node]) || toss(cg, "1"))
 		goto cleanup;
 	/* The class's line: "<key> FD: <n> BD: <n> <usage>: toss_node_turn". */
-	fd = open("/proc/lockdep", O_RDONLY);
-	if (fd < 0)
-		goto cleanup;
-	for (;;) {
-		n = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (n <= 0)
-			break;
-		len += n;
-		buf[len] = 0;
-		line = strstr(buf, ": toss_node_turn\n");
-		if (line) {
-			while (line > buf && line[-1] != '\n')
-				line--;
-			p = strstr(line, "FD:");
-			fwd = p ? atol(p + 3) : -1;
-			p = strstr(line, "BD:");
-			back = p ? atol(p + 3) : -1;
-			break;
-		}
-		/* Keep the last, partial line: it may be the one. */
-		p = strrchr(buf, '\n');
-		if (p) {
-			len = buf + len - (p + 1);
-			memmove(buf, p + 1, len);
-		}
+	f = fopen("/proc/lockdep", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, ": toss_node_turn\n"))
+			continue;
+		p = strstr(line, "FD:");
+		fwd = p ? atol(p + 3) : -1;
+		p = strstr(line, "BD:");
+		back = p ? atol(p + 3) : -1;
+		break;
 	}
 	ksft_print_msg("lockdep class toss_node_turn: %s, FD %ld, BD %ld\n",
 		       fwd < 0 ? "not found" : "found", fwd, back);
@@ -1286,8 +1270,8 @@ static int test_toss_turn_lockdep(const char *root)
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
-	if (fd >= 0)
-		close(fd);
+	if (f)
+		fclose(f);
 	destroy(cg);
 	return ret;
 }
