@@ -1034,13 +1034,14 @@ static void scenario5(void)
 	 */
 	static const struct {
 		const char *name; method_fn fn; int toss; const char *cg;
+		int zone_reclaim;
 	} m[] = {
-		{ "none", NULL, 0, "job5" },
-		{ "drop_caches", m_drop_caches, 0, "job5" },
-		{ "toss", m_toss, 1, "job5" },
-		{ "toss_free", m_toss, 2, "job5" },
-		{ "strict_mems", NULL, 0, "job5s" },
-		{ "zone_reclaim", NULL, 3, "job5" },
+		{ "none", NULL, 0, "job5", 0 },
+		{ "drop_caches", m_drop_caches, 0, "job5", 0 },
+		{ "toss", m_toss, 1, "job5", 0 },
+		{ "toss_free", m_toss, 2, "job5", 0 },
+		{ "strict_mems", NULL, 0, "job5s", 0 },
+		{ "zone_reclaim", NULL, 0, "job5", 1 },
 	};
 
 	paths_for(stale_path, "s5-stale", 1);
@@ -1093,12 +1094,12 @@ static void scenario5(void)
 			hit0 = node_numastat(1, "numa_hit");
 			for (int k = 0; k < 3; k++)
 				miss0 += node_numastat(others[k], "numa_miss");
-			if (m[i].toss == 3)
+			if (m[i].zone_reclaim)
 				putf("/proc/sys/vm/zone_reclaim_mode", "1");
 			t1 = now();
 			run_job(m[i].cg, job, &on1, &pages);
 			t2 = now();
-			if (m[i].toss == 3)
+			if (m[i].zone_reclaim)
 				putf("/proc/sys/vm/zone_reclaim_mode", "0");
 			hit1 = node_numastat(1, "numa_hit");
 			for (int k = 0; k < 3; k++)
@@ -1502,11 +1503,10 @@ static void scenario11(void)
 			make_file(paths[i], bytes / n);
 		for (int r = 0; r < reps; r++) {
 			for (int w = 0; w < 3 && (1 << w) <= nr_cpus; w++) {
-				char what[64];
+				unsigned long a[NODES], b[NODES];
+				char what[64], method[64];
 				double sec;
 				int err;
-
-				unsigned long a[NODES], b[NODES];
 
 				cur_rep = r;
 				drop_all();
@@ -1525,10 +1525,9 @@ static void scenario11(void)
 				snprintf(what, sizeof(what), "workers=%d files=%d rep=%d", 1 << w, n, r);
 				if (lock_stat)
 					lock_stat_print(what, sec, 8);
-				snprintf(what, sizeof(what), "toss_%d_workers%s", 1 << w,
+				snprintf(method, sizeof(method), "toss_%d_workers%s", 1 << w,
 					 layout ? "_48_files" : "");
-				sample_drop("11", what, bytes, sec, a, b, err);
-				snprintf(what, sizeof(what), "workers=%d files=%d rep=%d", 1 << w, n, r);
+				sample_drop("11", method, bytes, sec, a, b, err);
 				say("  s11 %-32s %.3f s%s\n", what, sec, err ? " (error)" : "");
 			}
 		}
