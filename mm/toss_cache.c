@@ -1803,9 +1803,22 @@ static void toss_node_run(struct toss_work *first)
 }
 
 /*
- * Set up the workers of node @nid from @tw on: as many as it has of the
- * caller's CPUs to run them, TOSS_MAX_WORKERS at most, and on a small node
- * fewer (at least two stripes each).  Returns how many, or -ENOMEM.
+ * Workers for a node of @pages page frames with @cpus CPUs to run them: one
+ * per CPU, TOSS_MAX_WORKERS at most, and on a small node fewer (at least
+ * two stripes each); one at least.
+ */
+static unsigned int toss_nr_workers(unsigned int cpus, unsigned long pages)
+{
+	unsigned long n = min3((unsigned long)cpus,
+			       (unsigned long)TOSS_MAX_WORKERS,
+			       pages / (2 * TOSS_STRIPE));
+
+	return max(n, 1UL);
+}
+
+/*
+ * Set up the workers of node @nid from @tw on (toss_nr_workers()).  Returns
+ * how many, or -ENOMEM.
  */
 static int toss_split(struct toss_job *job, int nid, struct toss_work *tw,
 		      bool protect)
@@ -1817,9 +1830,7 @@ static int toss_split(struct toss_job *job, int nid, struct toss_work *tw,
 		return -ENOMEM;
 	toss_cpus(job, nid, tw->cpus);
 	toss_node_range(nid, &start, &end);
-	n = min3((unsigned long)cpumask_weight(tw->cpus),
-		 (unsigned long)TOSS_MAX_WORKERS, (end - start) / (2 * TOSS_STRIPE));
-	n = max(n, 1U);
+	n = toss_nr_workers(cpumask_weight(tw->cpus), end - start);
 	for (i = 0; i < n; i++) {
 		struct toss_control *tc = &tw[i].tc;
 
@@ -2082,3 +2093,7 @@ int toss_cache(const struct toss_request *req, struct toss_result *res)
 	}
 	return ret;
 }
+
+#ifdef CONFIG_TOSS_CACHE_KUNIT_TEST
+#include "toss_cache-kunit.h"
+#endif
