@@ -1421,7 +1421,8 @@ struct lock_class {
 /*
  * Print the classes of /proc/lock_stat that waited longest, at most @most,
  * and those of the locks a toss takes (a file's i_pages and i_lock, the
- * LRU lock, the zone lock), as "LOCKSTAT <what> ..." lines.  A class line is its name, a colon and
+ * LRU lock, the zone lock, cpuset's callback_lock), as "LOCKSTAT <what> ..."
+ * lines.  A class line is its name, a colon and
  * twelve figures: con-bounces, contentions, waittime min, max, total, avg,
  * acq-bounces, acquisitions, holdtime min, max, total, avg.
  */
@@ -1465,7 +1466,8 @@ static void lock_stat_print(const char *what, double sec, int most)
 	qsort(c, n, sizeof(*c), by_wait);
 	for (int i = 0; i < n; i++)
 		if (i < most || strstr(c[i].name, "xa_lock") || strstr(c[i].name, "lru_lock") ||
-		    strstr(c[i].name, "zone->lock") || strstr(c[i].name, "i_lock"))
+		    strstr(c[i].name, "zone->lock") || strstr(c[i].name, "i_lock") ||
+		    strstr(c[i].name, "callback_lock"))
 			printf("LOCKSTAT %s seconds=%.3f class=%s contentions=%.0f wait_us=%.1f"
 			       " acquisitions=%.0f hold_us=%.1f\n", what, sec, c[i].name,
 			       c[i].contentions, c[i].wait_us, c[i].acquisitions, c[i].hold_us);

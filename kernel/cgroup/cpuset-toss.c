@@ -1,24 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cpuset.memory_toss_cache: drop the clean, unmapped page cache held on the
- * memory nodes of a cpuset.
- *
- * Page cache left on a job's nodes by earlier jobs makes the job's
- * allocations spill onto remote nodes.  A job manager writes to this file
- * when the job starts: it is the job manager's front end to toss_cache()
- * (mm/toss_cache.c), which decides what to drop and how.  Here the request
- * is parsed (memory.reclaim's grammar: an amount, then nodes=, free=,
- * scope=node|cgroup and slab=0|1), permission checked, the cpuset's nodes
- * taken, and the toss counted (.stat, .numa_stat) and logged.  Write-only,
- * as memory.reclaim, so that tools copying a cgroup's settings never toss.
- *
- * The nodes are the cpuset's own effective cpuset.mems; a cpuset other
- * than the root that never set cpuset.mems has none (scope=node is -EINVAL
- * without nodes=).  scope=node drops other tenants' unprotected cache too:
- * CAP_SYS_ADMIN in the initial user namespace, of whoever opened the file.
- * scope=cgroup drops only the cgroup's own cache, as memory.reclaim's
- * clean_cache=1 does, for whoever may write the file.  As for
- * memory.reclaim, kernfs serialises the writes of one open file.
+ * memory nodes of a cpuset, for the job manager that owns it.  The front
+ * end of toss_cache() (mm/toss_cache.c), which decides what to drop and
+ * how: here the request is parsed (memory.reclaim's grammar), permission
+ * checked, the cpuset's own nodes taken, and the toss counted and logged.
+ * scope=node needs CAP_SYS_ADMIN of the opener: it drops other tenants'
+ * unprotected cache too.  scope=cgroup drops the cgroup's own, as
+ * memory.reclaim's clean_cache=1 does.
  */
 
 #include <linux/capability.h>
@@ -182,21 +171,15 @@ static int toss_parse(char *buf, struct toss_request_args *req)
 			return ret;
 	}
 
+	/* Each key is a string of its own: args[0] ends where it does. */
 	while ((start = strsep(&buf, TOSS_SPACE)) != NULL) {
-		char *list;
-
 		if (!*start)
 			continue;
 		switch (match_token(start, toss_tokens, args)) {
 		case TOSS_KEY_NODES:
-			if (req->nodes_set)
-				return -EINVAL;
-			list = match_strdup(&args[0]);
-			if (!list)
-				return -ENOMEM;
-			ret = nodelist_parse(list, req->nodes);
-			kfree(list);
-			if (ret || nodes_empty(req->nodes))
+			if (req->nodes_set ||
+			    nodelist_parse(args[0].from, req->nodes) ||
+			    nodes_empty(req->nodes))
 				return -EINVAL;
 			req->nodes_set = true;
 			break;
@@ -213,11 +196,8 @@ static int toss_parse(char *buf, struct toss_request_args *req)
 		case TOSS_KEY_FREE:
 			if (req->free_pages)
 				return -EINVAL;
-			list = match_strdup(&args[0]);
-			if (!list)
-				return -ENOMEM;
-			ret = toss_parse_pages(list, true, &req->free_pages);
-			kfree(list);
+			ret = toss_parse_pages(args[0].from, true,
+					       &req->free_pages);
 			if (ret)
 				return ret;
 			break;
@@ -226,17 +206,13 @@ static int toss_parse(char *buf, struct toss_request_args *req)
 		}
 	}
 	/*
-	 * A free memory target is the node's, not the cgroup's, and checking
-	 * it drains every CPU's free page lists: not for scope=cgroup.
+	 * Not for scope=cgroup, which may touch only its own: a free memory
+	 * target, which is the node's, and checking it drains every CPU's free
+	 * page lists; slab=1, as the super blocks' shrinkers also free file
+	 * systems' own cached objects (XFS inodes, say), which know neither
+	 * the node nor the memcg.
 	 */
-	if (req->scope_cgroup && req->free_pages)
-		return -EINVAL;
-	/*
-	 * The super blocks' shrinkers also free file systems' own cached
-	 * objects (XFS inodes, say), which know neither the node nor the
-	 * memcg: not for scope=cgroup, which may touch only its own.
-	 */
-	if (req->scope_cgroup && req->slab)
+	if (req->scope_cgroup && (req->free_pages || req->slab))
 		return -EINVAL;
 	return 0;
 }
@@ -477,14 +453,20 @@ static int toss_snapshot_nodes(struct cpuset *cs, bool named,
 	return ret;
 }
 
-/* The CPUs a toss of the cpuset @data may run its workers on. */
+/*
+ * The CPUs a toss of the cpuset @data may run its workers on, read every
+ * 10 ms by each worker: without callback_lock, which is global and taken
+ * with interrupts off, as cpuset_cpus_allowed_fallback() reads cpus_allowed.
+ * A read during an update may mix the old and the new mask; every CPU in
+ * it is in one of them, and the old one serves until the next read anyway.
+ */
 static void toss_cpuset_cpus(void *data, struct cpumask *mask)
 {
 	struct cpuset *cs = data;
 
-	cpuset_callback_lock_irq();
-	cpumask_copy(mask, cs->effective_cpus);
-	cpuset_callback_unlock_irq();
+	/* Racing with an update of the mask: see above. */
+	data_race(memcpy(cpumask_bits(mask), cpumask_bits(cs->effective_cpus),
+			 cpumask_size()));
 }
 
 /* A toss stops when its cgroup is being removed: rmdir does not wait. */
