@@ -48,6 +48,10 @@ failed=()
 # integration (all of them with CHECK_FULL=1, make check-full): each
 # only shows again that without the file the integration fails.
 BASELINE_SAMPLE='^(cpuset-toss-path|cpuset-toss-memory-reclaim|cgset-v2|crun-systemd-hook|runc-cgroupfs-unified|oci-hook-not-own-nodes|podman-hooks\.d-annotation|systemd-template|slurm-own-nodes|lxc-mems-then-toss|docker-runc-toss|containerd-runc-binary)$'
+# The integration tests of a kernel without the file, which must pass on
+# the baseline kernel (and skip on the patched one): Slurm's jobs run as
+# if they had not asked.
+STOCK_TESTS='^stock-kernel-'
 
 . "$here/scripts/tap.sh"	# tap, tap_worst, tap_raw, tap_why
 
@@ -212,7 +216,7 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 	else
 		say "booting the baseline kernel on the Debian image: one test per integration must fail"
 		$DVM -k "$bkernel" -l "$res/integration-baseline.log" -- \
-			"bash /extra/run v2 '$BASELINE_SAMPLE'" > /dev/null
+			"bash /extra/run v2 '$BASELINE_SAMPLE|$STOCK_TESTS'" > /dev/null
 	fi
 	echo $? > "$res/integration-baseline.log.rc"
 	for m in v2 v1; do
@@ -226,6 +230,13 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 	log=$res/integration-baseline.log
 	{
 		tap_raw "$log" integration-baseline | while read -r st name; do
+			if [[ ${name##*/} =~ $STOCK_TESTS ]]; then
+				case $st in
+				pass) echo "pass $name(without-the-file)" ;;
+				*) echo "fail $name(without-the-file)" ;;
+				esac
+				continue
+			fi
 			case $st in
 			fail) echo "pass $name(fails-without-the-file)" ;;
 			*) echo "fail $name(passes-without-the-file)" ;;

@@ -303,6 +303,34 @@ test_slurm_unconstrained() {
 	return $bad
 }
 
+# On a kernel without the file (the baseline kernel: check.sh runs the
+# stock-kernel-* tests there, and they skip on the patched one), Slurm
+# runs jobs that ask for a toss as if they had not asked: each job
+# succeeds, slurmd says once, at info, that --toss-cache does nothing on
+# this machine, and no job logs an error about it.
+test_stock_kernel_slurm() {
+	local out1 out2 from bad=0
+	if [ -e $CG/cpuset.memory_toss_cache ]; then
+		log "this kernel has cpuset.memory_toss_cache: a test for a kernel without it"
+		return 77
+	fi
+	slurm_up || return 1
+	from=$(wc -l < $SLURMD_LOG)
+	systemctl restart slurmd && slurm_idle || return 1
+	out1=$(slurm_job 2 --toss-cache) || bad=1
+	out2=$(slurm_job 2 --toss-cache=max) || bad=1
+	log "two jobs with --toss-cache: $(echo $out1) / $(echo $out2)"
+	[ -n "$(job_id "$out1")" ] && [ -n "$(job_id "$out2")" ] ||
+		{ log "a job did not run"; bad=1; }
+	tail -n +$((from + 1)) $SLURMD_LOG | grep cpuset_toss | sed 's/^/# slurmd: /'
+	[ "$(tail -n +$((from + 1)) $SLURMD_LOG |
+		grep -c 'cpuset_toss: .*--toss-cache does nothing on this machine')" = 1 ] ||
+		{ log "slurmd did not say once that --toss-cache does nothing"; bad=1; }
+	! tail -n +$((from + 1)) $SLURMD_LOG | grep -i 'error' | grep -q cpuset_toss ||
+		{ log "slurmd logged an error about cpuset_toss"; bad=1; }
+	return $bad
+}
+
 tests_slurm() {
 	[ "$mode" = v2 ] || return 0
 	t slurm-own-nodes test_slurm_own_nodes
@@ -311,4 +339,5 @@ tests_slurm() {
 	t slurm-no-step test_slurm_no_step
 	t slurm-site-default test_slurm_site_default
 	t slurm-unconstrained test_slurm_unconstrained
+	t stock-kernel-slurm test_stock_kernel_slurm
 }
