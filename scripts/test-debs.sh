@@ -29,6 +29,18 @@ dep=$(dpkg-deb -f "$(deb "$d" cpuset-toss-slurm-plugin)" Depends)
 echo "cpuset-toss-slurm-plugin Depends: $dep"
 case "$dep" in *"$want"*) ;; *) fail "Slurm: not \"$want\"" ;; esac
 echo "$dep" | tr ',' '\n' | grep slurm-wlm | grep -q -- '-[0-9]' && fail "Slurm: a Debian revision"
+# dpkg's own comparison: a security update or a point release of the
+# same major release satisfies the range, the next and the previous
+# major release do not.
+sat() {	# sat <version>: the version satisfies both relations
+	dpkg --compare-versions "$1" ge "$major~" && dpkg --compare-versions "$1" lt "$next~"
+}
+for v in "$up-4+deb12u9" "$major.99-1" "$up-99~bpo1"; do
+	sat "$v" || fail "Slurm: $v (an update of $major) is outside the range"
+done
+for v in "$next.0-1" "$next~rc1-1" "${major%.*}.$(printf '%02d' $((10#${major#*.} - 1))).99-1"; do
+	sat "$v" && fail "Slurm: $v (another major release) is inside the range"
+done
 
 files=$(dpkg-deb -c "$(deb "$d" cpuset-toss)" | awk '{ print $6 }')
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
