@@ -63,6 +63,9 @@ def agg(key, ss):
     if key[0] == "3":
         for k in ("node_file_bytes", "node_anon_bytes", "node_thp_bytes", "node_hugetlb_pages"):
             row[k] = med([s.get(k, 0) for s in ss])
+    if key[0] == "12":
+        for k in ("ns_per", "trace_ns", "scanned", "tossed", "frames", "events", "runs", "run_folios"):
+            row[k] = med([s.get(k, 0) for s in ss])
     return row
 
 
@@ -504,6 +507,30 @@ def report(rows, a):
             if vs2:
                 targets.append(("Four workers no slower than two on two host cores, %s (paired median)" % what,
                                 fmt_ratio(vs2), iqr(vs2)[0] <= 1.0, len(vs2)))
+
+    # 12: per-folio costs from the trace
+    s12 = {r["method"]: r for r in rows if r["scenario"] == "12"}
+    if s12:
+        md.append("## 12. Per-folio costs, from the trace\n")
+        md.append("One worker (the cpuset has CPU 1 alone), MGLRU on, node 1. The time is what the "
+                  "`toss_node_end` events of node 1 report (`duration_ns`, from each worker's "
+                  "`toss_node_begin`), not the write's: the cost of each folio or page frame the toss "
+                  "handled. Medians over the repetitions; [projection.md](projection.md) uses them.\n")
+        what = {
+            "whole_1_file": ("a whole toss, one file read whole", "folio dropped", "tossed"),
+            "whole_48_files": ("a whole toss, 48 files", "folio dropped", "tossed"),
+            "empty_walk": ("a whole toss of the node with nothing left", "page frame of the node", "frames"),
+            "64M_1_file": ("`64M` of the one file", "folio the LRU walk looked at", "scanned"),
+        }
+        body = []
+        for m in ("whole_1_file", "whole_48_files", "empty_walk", "64M_1_file"):
+            r = s12.get(m)
+            if not r:
+                continue
+            body.append([what[m][0], "%.3f s" % (r["trace_ns"] / 1e9), "%d" % r[what[m][2]],
+                         "%.1f ns per %s" % (r["ns_per"], what[m][1]),
+                         "%.1f" % (r["run_folios"] / r["runs"]) if r["runs"] else "-"])
+        md.append(table(["toss", "traced time", "counted", "cost", "folios per run"], body) + "\n")
 
     return md, targets, plots
 

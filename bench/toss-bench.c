@@ -1260,33 +1260,51 @@ static void scenario7(void)
 
 #define TRACE	"/sys/kernel/tracing"
 
-/*
- * The runs of the toss's last walk of node 1: folios removed from the page
- * cache under one hold of a file's locks, summed over node 1's
- * toss_node_end events (one per worker) since the trace was cleared.
- */
-static void trace_runs(unsigned long *runs, unsigned long *folios)
+/* What node 1's toss_node_end events since the trace was cleared add up to. */
+struct node_end {
+	unsigned long events, scanned, tossed, runs, run_folios;
+	double ns;			/* the workers' duration_ns, summed */
+};
+
+static unsigned long field(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	if (!p)
+		die("toss_node_end without%s: %s", key, line);
+	return strtoul(p + strlen(key), NULL, 10);
+}
+
+static void trace_node_end(struct node_end *e)
 {
 	FILE *f = fopen(TRACE "/trace", "r");
 	char line[1024];
 
-	*runs = *folios = 0;
+	memset(e, 0, sizeof(*e));
 	if (!f)
 		die(TRACE "/trace: %s", strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		const char *p = strstr(line, "toss_node_end:");
-		const char *r, *q;
 
 		if (!p || !strstr(p, " nid=1 "))
 			continue;
-		r = strstr(p, " nr_runs=");
-		q = strstr(p, " nr_run_folios=");
-		if (!r || !q)
-			die("toss_node_end without nr_runs=: %s", line);
-		*runs += strtoul(r + 9, NULL, 10);
-		*folios += strtoul(q + 15, NULL, 10);
+		e->events++;
+		e->scanned += field(p, " nr_scanned=");
+		e->tossed += field(p, " nr_tossed=");
+		e->runs += field(p, " nr_runs=");
+		e->run_folios += field(p, " nr_run_folios=");
+		e->ns += field(p, " duration_ns=");
 	}
 	fclose(f);
+}
+
+static void trace_clear(void)
+{
+	int fd = open(TRACE "/trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		die(TRACE "/trace: %s", strerror(errno));
+	close(fd);
 }
 
 /*
@@ -1367,6 +1385,7 @@ static void scenario10(void)
 			for (int k = 0; k < 2; k++) {
 				int toss = r % 2 ? 1 - k : k;
 				unsigned long a[NODES], b[NODES], runs = 0, folios = 0;
+				struct node_end e;
 				char name[48];
 				double sec;
 				int err;
@@ -1381,13 +1400,11 @@ static void scenario10(void)
 					die("scenario 10: only %lu of %lu bytes of cache on node 1",
 					    a[1], bytes);
 				if (toss) {
-					int fd = open(TRACE "/trace", O_WRONLY | O_TRUNC);
-
-					if (fd < 0)
-						die(TRACE "/trace: %s", strerror(errno));
-					close(fd);
+					trace_clear();
 					sec = m_toss(&t, &err);
-					trace_runs(&runs, &folios);
+					trace_node_end(&e);
+					runs = e.runs;
+					folios = e.run_folios;
 				} else {
 					sec = m_drop_caches(&t, &err);
 				}
@@ -1537,6 +1554,83 @@ static void scenario11(void)
 	rmcg("s11");
 }
 
+/* ---- 12: per-folio costs, from the trace --------------------------------- */
+
+/*
+ * The cost of each folio a toss handles, from the toss_node_end events of
+ * node 1 (the time each worker spent from its toss_node_begin to its end,
+ * and what it counted), one worker (cpuset.cpus 1), MGLRU on: a whole toss
+ * of one 1 GiB file and of 48 files (ns per folio dropped, the walk of the
+ * rest of the node included); a whole toss of the node when nothing is
+ * left (ns per page frame walked); 64M of the one file (ns per folio the
+ * LRU walk looked at, dropping included).  bench/results/projection.md
+ * projects a 1 TiB node from them.
+ */
+static void scenario12(void)
+{
+	unsigned long bytes = (quick ? 256 : 1024) * MiB;
+	unsigned long frames = node_meminfo(1, "MemTotal") / 4096;
+	char *one[1], *many[48];
+	static const struct { const char *name, *toss; int files; } m[] = {
+		{ "whole_1_file", "1", 1 }, { "whole_48_files", "1", 48 },
+		{ "empty_walk", "1", 0 }, { "64M_1_file", "64M", 1 },
+	};
+
+	paths_for(one, "s12-", 1);
+	paths_for(many, "s12-f", 48);
+	mkcg("s12", "1", "1");
+	drop_all();
+	make_file(one[0], bytes);
+	for (int i = 0; i < 48; i++)
+		make_file(many[i], bytes / 48);
+	put(TRACE "/events/toss_cache/toss_node_end/enable", "1");
+	for (int r = 0; r < reps; r++) {
+		cur_rep = r;
+		for (unsigned int j = 0; j < sizeof(m) / sizeof(m[0]); j++) {
+			struct target t = { "s12", m[j].files == 48 ? many : one,
+					    m[j].files == 48 ? 48 : 1, bytes, m[j].toss, NULL };
+			unsigned long a[NODES], b[NODES], n;
+			struct node_end e;
+			const char *per;
+			double sec;
+			int err;
+
+			drop_all();
+			if (m[j].files)
+				populate("s12", t.paths, t.npaths);
+			snap(a);
+			if (m[j].files && a[1] < bytes * 95 / 100)
+				die("scenario 12: only %lu of %lu bytes of cache on node 1",
+				    a[1], bytes);
+			trace_clear();
+			sec = m_toss(&t, &err);
+			snap(b);
+			trace_node_end(&e);
+			n = !m[j].files ? frames : m[j].toss[0] == '1' ? e.tossed : e.scanned;
+			per = !m[j].files ? "frame" : m[j].toss[0] == '1' ? "folio tossed" :
+			      "folio looked at";
+			sample_begin("12", m[j].name);
+			printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
+			       ", \"collateral_bytes\": %lu, \"errno\": %d, \"events\": %lu"
+			       ", \"trace_ns\": %.0f, \"scanned\": %lu, \"tossed\": %lu"
+			       ", \"frames\": %lu, \"runs\": %lu, \"run_folios\": %lu"
+			       ", \"ns_per\": %.1f",
+			       m[j].files ? bytes : 0, sec, lost(a, b, 1),
+			       lost_elsewhere(a, b, 1), -err, e.events, e.ns, e.scanned,
+			       e.tossed, frames, e.runs, e.run_folios, n ? e.ns / n : 0);
+			sample_end();
+			say("  s12 %-16s %.3f s; trace: %lu events, %.3f s, %lu scanned, %lu tossed: %.1f ns per %s%s\n",
+			    m[j].name, sec, e.events, e.ns / 1e9, e.scanned, e.tossed,
+			    n ? e.ns / n : 0, per, err ? " (error)" : "");
+		}
+	}
+	put(TRACE "/events/toss_cache/toss_node_end/enable", "0");
+	unlink(one[0]);
+	for (int i = 0; i < 48; i++)
+		unlink(many[i]);
+	rmcg("s12");
+}
+
 int main(int argc, char **argv)
 {
 	int o;
@@ -1594,6 +1688,8 @@ int main(int argc, char **argv)
 			scenario10();
 		} else if (!strcmp(s, "11")) {
 			scenario11();
+		} else if (!strcmp(s, "12")) {
+			scenario12();
 		} else {
 			die("unknown scenario %s", s);
 		}

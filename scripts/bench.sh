@@ -13,7 +13,7 @@
 # to the toss path (a target's verdict needs at least three paired
 # repetitions; with fewer the report says it cannot decide).  BENCH_REPS=n
 # overrides the repetitions (default 5); BENCH_TIMEOUT=s the limit of one
-# boot (default 7200).  BENCH_SCENARIOS="1 2 3 4 5 6 7 8 9 10 11"
+# boot (default 7200).  BENCH_SCENARIOS="1 2 3 4 5 6 7 8 9 10 11 12"
 # picks scenarios.  Scenario 11 (1, 2 and 4 workers on one node) runs in a
 # second boot, where node 1 has four vCPUs (1, 3, 4 and 5; on the 2-core
 # host they take turns, so four workers show what they cost, not a gain).
@@ -22,7 +22,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 out=$3
 quick=${BENCH_QUICK:-}
 reps=${BENCH_REPS:-$([ -n "$quick" ] && echo 3 || echo 5)}
-scen=${BENCH_SCENARIOS:-1 2 3 4 5 6 7 8 9 10 11}
+scen=${BENCH_SCENARIOS:-1 2 3 4 5 6 7 8 9 10 11 12}
 four=
 case " $scen " in *" 11 "*) four=11; scen=$(echo " $scen " | sed 's/ 11 / /; s/^ *//; s/ *$//') ;; esac
 export NODE_MEM=${BENCH_NODE_MEM:-2G} DISK_SIZE=${BENCH_DISK:-8G}
