@@ -78,6 +78,114 @@ test_lxc_order() {
 	return $rc
 }
 
+# An unprivileged container: a user starts it in a cgroup delegated to
+# them, with an id map (newuidmap), and LXC writes its keys with the
+# user's credentials.
+LXC_USER=tossuser
+LXC_UPATH=/var/lib/lxc-user	# lxc-start -P: the user's containers
+
+# lxc_user_ct <name> <toss request>: a busybox container of LXC_USER,
+# its files owned by the id map's root, as lxc_ct's.
+lxc_user_ct() {
+	local name=$1 p=$LXC_UPATH/$1 r=$LXC_UPATH/$1/rootfs k f su sg
+	id $LXC_USER > /dev/null 2>&1 || useradd -M -d $LXC_UPATH -s /bin/sh $LXC_USER || return 1
+	# The user's subordinate ids: useradd's, else a range of our own.
+	for f in /etc/subuid /etc/subgid; do
+		grep -q "^$LXC_USER:" $f 2>/dev/null || echo "$LXC_USER:200000:65536" >> $f
+	done
+	su=$(awk -F: -v u=$LXC_USER '$1 == u { print $2; exit }' /etc/subuid)
+	sg=$(awk -F: -v u=$LXC_USER '$1 == u { print $2; exit }' /etc/subgid)
+	rm -rf "$p"
+	mkdir -p $LXC_UPATH $r/bin $r/proc $r/sys $r/dev $r/tmp
+	cp /bin/busybox $r/bin/
+	for k in sh sleep cat; do ln -sf busybox $r/bin/$k; done
+	printf '#!/bin/sh\ncat /sys/fs/cgroup/cpuset.memory_toss_cache.stat > /tmp/stat\nexec sleep 600\n' > $r/init
+	chmod 0755 $r/init
+	{
+		echo "lxc.uts.name = $name"
+		echo "lxc.idmap = u 0 $su 65536"
+		echo "lxc.idmap = g 0 $sg 65536"
+		echo "lxc.rootfs.path = dir:$r"
+		echo "lxc.net.0.type = empty"
+		echo "lxc.init.cmd = /init"
+		echo "lxc.mount.auto = proc:rw sys:ro cgroup:ro"
+		echo "lxc.apparmor.profile = unconfined"
+		echo "lxc.cgroup2.cpuset.cpus = $N1CPUS"
+		echo "lxc.cgroup2.cpuset.mems = 1"
+		echo "lxc.cgroup2.cpuset.memory_toss_cache = $2"
+	} > "$p/config"
+	mkdir -p -m 0700 $LXC_UPATH/run
+	chown $LXC_USER: $LXC_UPATH $LXC_UPATH/run "$p" "$p/config"
+	chown -R "$su:$sg" "$r"
+}
+
+# lxc_user_start <name>: lxc-start as LXC_USER in a scope delegated to
+# them: Delegate=yes, and the scope's cgroup and the files the kernel
+# lists in /sys/kernel/cgroup/delegate given to the user, as systemd gives
+# user@.service's (a scope has no User= for systemd to do it).
+lxc_user_start() {
+	lxc_user_stop "$1"
+	systemd-run --quiet --scope --unit="lxc-user-$1" -p Delegate=yes sh -c '
+		d=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup)
+		chown "$0:" "$d" &&
+		for f in $(cat /sys/kernel/cgroup/delegate); do
+			[ ! -e "$d/$f" ] || chown "$0:" "$d/$f" || exit 1
+		done &&
+		exec setpriv --reuid="$0" --regid="$0" --init-groups \
+			env HOME="$1" XDG_RUNTIME_DIR="$1/run" \
+			lxc-start -P "$1" -n "$2" -l INFO -o "/tmp/lxc-$2.log"' \
+		$LXC_USER $LXC_UPATH "$1"
+}
+
+# lxc_user_stop <name>: the container's init, PID 1 of its namespace,
+# takes no SIGTERM: kill the scope.
+lxc_user_stop() {
+	systemctl kill -s KILL "lxc-user-$1.scope" > /dev/null 2>&1
+	systemctl stop "lxc-user-$1.scope" > /dev/null 2>&1
+}
+
+# The default toss (scope=node) needs CAP_SYS_ADMIN of the initial user
+# namespace: the user's write gets EPERM and LXC does not start the
+# container; no node loses its cache.
+test_lxc_user_node() {
+	local rc=0
+	lxc_user_ct usernode 1 || return 1
+	fill || return 1
+	if lxc_user_start usernode; then
+		log "lxc-start started the user's container with a scope=node toss"
+		rc=1
+	fi
+	grep -q "Operation not permitted" /tmp/lxc-usernode.log || {
+		log "LXC's log does not say EPERM:"; grep -E 'ERROR|WARN' /tmp/lxc-usernode.log | head -15; rc=1; }
+	expect_tossed || rc=1
+	lxc_user_stop usernode
+	return $rc
+}
+
+# scope=cgroup: the container starts, its cgroup counts the toss, and the
+# cache others left on node 1 (not charged to it) stays.
+test_lxc_user_cgroup() {
+	local dir pid i rc=0
+	lxc_user_ct usercg "1 scope=cgroup" || return 1
+	fill || return 1
+	lxc_user_start usercg ||
+		{ log "lxc-start failed:"; grep -E 'ERROR|WARN' /tmp/lxc-usercg.log | head -15; return 1; }
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -s "$LXC_UPATH/usercg/rootfs/tmp/stat" ] && break
+		sleep 0.5
+	done
+	dir=$CG/system.slice/lxc-user-usercg.scope/lxc.payload.usercg
+	pid=$(head -1 "$dir/cgroup.procs" 2>/dev/null)
+	log "the user's container: init ${pid:-?} (uid $(stat -c %u /proc/"$pid" 2>/dev/null)) in $dir, owner $(stat -c %U "$dir" 2>/dev/null), mems $(cat "$dir/cpuset.mems.effective" 2>/dev/null)"
+	[ -n "$pid" ] || { log "no container in $dir:"; tail -5 /tmp/lxc-usercg.log; rc=1; }
+	expect_tossed && expect_tosses "$dir" 1 || rc=1
+	i=$(sed -n 's/^tosses //p' "$LXC_UPATH/usercg/rootfs/tmp/stat" 2>/dev/null)
+	log "the container's init read tosses ${i:-nothing} from its cgroup"
+	[ "$i" = 1 ] || rc=1
+	lxc_user_stop usercg
+	return $rc
+}
+
 # --- Docker ----------------------------------------------------------------
 
 DOCKER_READY=
@@ -194,6 +302,8 @@ tests_containers() {
 	log "root file system: $(df -m / | awk 'NR == 2 { print $2 " MiB, " $3 " used, " $4 " free" }')"
 	t lxc-mems-then-toss timed test_lxc
 	t lxc-toss-before-mems timed test_lxc_order
+	t lxc-unprivileged-node-refused timed test_lxc_user_node
+	t lxc-unprivileged-scope-cgroup timed test_lxc_user_cgroup
 	t docker-runc-toss timed test_docker_toss
 	t docker-no-runtime timed test_docker_plain
 	t docker-runc-toss-unpinned timed test_docker_unpinned
