@@ -8,27 +8,40 @@ N1CPUS=$(cat /sys/devices/system/node/node1/cpulist)	# node 1's CPUs, whole
 
 # --- LXC -------------------------------------------------------------------
 
-# lxc_ct <name> <cgroup2 keys...>: a busybox container, no network, whose
-# init records its cgroup's toss count before anything else, then sleeps.
-lxc_ct() {
-	local name=$1 r=/var/lib/lxc/$1/rootfs k
-	shift
-	lxc-stop -n "$name" -k > /dev/null 2>&1
-	rm -rf "/var/lib/lxc/$name"
+# lxc_rootfs <dir>: a busybox root file system whose init records its
+# cgroup's toss count before anything else, then sleeps.
+lxc_rootfs() {
+	local r=$1 k
 	mkdir -p $r/bin $r/proc $r/sys $r/dev $r/tmp
 	cp /bin/busybox $r/bin/
 	for k in sh sleep cat; do ln -sf busybox $r/bin/$k; done
 	printf '#!/bin/sh\ncat /sys/fs/cgroup/cpuset.memory_toss_cache.stat > /tmp/stat\nexec sleep 600\n' > $r/init
 	chmod 0755 $r/init
-	{
-		echo "lxc.uts.name = $name"
-		echo "lxc.rootfs.path = dir:$r"
-		echo "lxc.net.0.type = empty"
-		echo "lxc.init.cmd = /init"
-		echo "lxc.mount.auto = proc:rw sys:ro cgroup:ro"
-		echo "lxc.apparmor.profile = unconfined"
-		for k; do echo "lxc.cgroup2.$k"; done
-	} > "/var/lib/lxc/$name/config"
+}
+
+# lxc_conf <name> <rootfs> <lines...>: a container's config, no network,
+# then the given lines.
+lxc_conf() {
+	local l
+	echo "lxc.uts.name = $1"
+	echo "lxc.rootfs.path = dir:$2"
+	echo "lxc.net.0.type = empty"
+	echo "lxc.init.cmd = /init"
+	echo "lxc.mount.auto = proc:rw sys:ro cgroup:ro"
+	echo "lxc.apparmor.profile = unconfined"
+	shift 2
+	for l; do echo "$l"; done
+}
+
+# lxc_ct <name> <cgroup2 keys...>: a privileged container of lxc_rootfs.
+lxc_ct() {
+	local name=$1 r=/var/lib/lxc/$1/rootfs k keys=()
+	shift
+	lxc-stop -n "$name" -k > /dev/null 2>&1
+	rm -rf "/var/lib/lxc/$name"
+	lxc_rootfs $r
+	for k; do keys+=("lxc.cgroup2.$k"); done
+	lxc_conf "$name" $r "${keys[@]}" > "/var/lib/lxc/$name/config"
 }
 
 # lxc_run <name> <nodes expected tossed...>
@@ -84,10 +97,10 @@ test_lxc_order() {
 LXC_USER=tossuser
 LXC_UPATH=/var/lib/lxc-user	# lxc-start -P: the user's containers
 
-# lxc_user_ct <name> <toss request>: a busybox container of LXC_USER,
-# its files owned by the id map's root, as lxc_ct's.
+# lxc_user_ct <name> <toss request>: a container of LXC_USER on node 1,
+# its files owned by the id map's root.
 lxc_user_ct() {
-	local name=$1 p=$LXC_UPATH/$1 r=$LXC_UPATH/$1/rootfs k f su sg
+	local name=$1 p=$LXC_UPATH/$1 r=$LXC_UPATH/$1/rootfs f su sg
 	id $LXC_USER > /dev/null 2>&1 || useradd -M -d $LXC_UPATH -s /bin/sh $LXC_USER || return 1
 	# The user's subordinate ids: useradd's, else a range of our own.
 	for f in /etc/subuid /etc/subgid; do
@@ -96,24 +109,11 @@ lxc_user_ct() {
 	su=$(awk -F: -v u=$LXC_USER '$1 == u { print $2; exit }' /etc/subuid)
 	sg=$(awk -F: -v u=$LXC_USER '$1 == u { print $2; exit }' /etc/subgid)
 	rm -rf "$p"
-	mkdir -p $LXC_UPATH $r/bin $r/proc $r/sys $r/dev $r/tmp
-	cp /bin/busybox $r/bin/
-	for k in sh sleep cat; do ln -sf busybox $r/bin/$k; done
-	printf '#!/bin/sh\ncat /sys/fs/cgroup/cpuset.memory_toss_cache.stat > /tmp/stat\nexec sleep 600\n' > $r/init
-	chmod 0755 $r/init
-	{
-		echo "lxc.uts.name = $name"
-		echo "lxc.idmap = u 0 $su 65536"
-		echo "lxc.idmap = g 0 $sg 65536"
-		echo "lxc.rootfs.path = dir:$r"
-		echo "lxc.net.0.type = empty"
-		echo "lxc.init.cmd = /init"
-		echo "lxc.mount.auto = proc:rw sys:ro cgroup:ro"
-		echo "lxc.apparmor.profile = unconfined"
-		echo "lxc.cgroup2.cpuset.cpus = $N1CPUS"
-		echo "lxc.cgroup2.cpuset.mems = 1"
-		echo "lxc.cgroup2.cpuset.memory_toss_cache = $2"
-	} > "$p/config"
+	mkdir -p $LXC_UPATH
+	lxc_rootfs $r
+	lxc_conf "$name" $r "lxc.idmap = u 0 $su 65536" "lxc.idmap = g 0 $sg 65536" \
+		"lxc.cgroup2.cpuset.cpus = $N1CPUS" "lxc.cgroup2.cpuset.mems = 1" \
+		"lxc.cgroup2.cpuset.memory_toss_cache = $2" > "$p/config"
 	mkdir -p -m 0700 $LXC_UPATH/run
 	chown $LXC_USER: $LXC_UPATH $LXC_UPATH/run "$p" "$p/config"
 	chown -R "$su:$sg" "$r"
