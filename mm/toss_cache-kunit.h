@@ -115,6 +115,7 @@ static struct task_struct *toss_test_start_waiter(struct kunit *test,
 
 	init_completion(&w->done);
 	atomic_set(&w->stop_calls, 0);
+	w->ret = -EINPROGRESS;		/* until its wait returns */
 	t = kthread_run(toss_test_waiter_fn, w, "toss_kunit");
 	if (IS_ERR(t))
 		return t;
@@ -135,32 +136,26 @@ static void toss_test_turn_wake(struct kunit *test)
 						   GFP_KERNEL);
 	struct task_struct *t[2];
 	struct toss_turn held;
-	int nid = first_online_node, calls;
+	int nid = first_online_node, calls, i;
+	bool holding = true;
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	KUNIT_ASSERT_NOT_NULL(test, toss_node_locks);
 	KUNIT_ASSERT_TRUE(test, toss_node_turn_queue(nid, &held, test));
-	KUNIT_ASSERT_FALSE(test, toss_node_turn_queue(nid, &w[0].turn, &w[0]));
-	KUNIT_ASSERT_FALSE(test, toss_node_turn_queue(nid, &w[1].turn, &w[1]));
+	KUNIT_EXPECT_FALSE(test, toss_node_turn_queue(nid, &w[0].turn, &w[0]));
+	KUNIT_EXPECT_FALSE(test, toss_node_turn_queue(nid, &w[1].turn, &w[1]));
 	t[0] = toss_test_start_waiter(test, &w[0]);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t[0]));
-	t[1] = toss_test_start_waiter(test, &w[1]);
+	t[1] = IS_ERR(t[0]) ? t[0] : toss_test_start_waiter(test, &w[1]);
 	if (IS_ERR(t[1])) {
-		WRITE_ONCE(w[0].stop, true);
-		toss_cache_wake(&w[0]);
-		wait_for_completion(&w[0].done);
-		kthread_stop(t[0]);
-		toss_node_turn_end(nid);
-		KUNIT_FAIL(test, "no second waiter thread");
-		return;
+		KUNIT_FAIL(test, "no waiter thread");
+		goto out;
 	}
 
 	/* w[0]'s toss is told to stop: w[1] is not woken. */
 	calls = atomic_read(&w[1].stop_calls);
 	WRITE_ONCE(w[0].stop, true);
 	toss_cache_wake(&w[0]);
-	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&w[0].done, 10 * HZ) > 0,
-			true);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w[0].done, 10 * HZ), 0UL);
 	KUNIT_EXPECT_EQ(test, w[0].ret, -ENODEV);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&w[1].stop_calls), calls);
@@ -168,18 +163,30 @@ static void toss_test_turn_wake(struct kunit *test)
 
 	/* The holder's turn ends: w[1], the next in the queue, has it. */
 	toss_node_turn_end(nid);
-	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&w[1].done, 10 * HZ) > 0,
-			true);
+	holding = false;
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w[1].done, 10 * HZ), 0UL);
 	KUNIT_EXPECT_EQ(test, w[1].ret, 0);
 	KUNIT_EXPECT_TRUE(test, w[1].turn.granted);
-	toss_node_turn_end(nid);
-	/* Whatever failed above, neither thread waits any more. */
-	WRITE_ONCE(w[0].stop, true);
-	WRITE_ONCE(w[1].stop, true);
-	toss_cache_wake(&w[0]);
-	toss_cache_wake(&w[1]);
-	kthread_stop(t[0]);
-	kthread_stop(t[1]);
+out:
+	/*
+	 * Whatever failed above: no waiter waits any more, a turn a waiter got
+	 * is ended, and then the holder's, so that nothing holds the node.
+	 */
+	for (i = 0; i < 2; i++) {
+		if (IS_ERR(t[i])) {
+			toss_node_turn_leave(nid, &w[i].turn);
+			continue;
+		}
+		WRITE_ONCE(w[i].stop, true);
+		toss_cache_wake(&w[i]);
+		kthread_stop(t[i]);
+		if (!w[i].ret)
+			toss_node_turn_end(nid);
+		else if (w[i].ret == -EINPROGRESS)	/* it never waited */
+			toss_node_turn_leave(nid, &w[i].turn);
+	}
+	if (holding)
+		toss_node_turn_end(nid);
 }
 
 static struct kunit_case toss_cache_test_cases[] = {

@@ -429,10 +429,11 @@ static void toss_log(struct cpuset *cs, const struct toss_request_args *req,
 
 /*
  * The nodes a toss of @cs covers, read once: its effective mems.  -ENODEV
- * when the cpuset is going away.  -EINVAL when it has no nodes of its own
- * and they are not @named (nodes=, or scope=cgroup, which drops only its
- * own): it never set cpuset.mems (it inherits its parent's), or none of
- * its cpuset.mems is effective (they fell back to its parent's).
+ * when the cpuset is going away.  -EINVAL when it has no nodes of its own:
+ * it never set cpuset.mems (it inherits its parent's) and the nodes are not
+ * @named (nodes=, or scope=cgroup, which drops only its own), or none of
+ * its cpuset.mems is effective (they fell back to its parent's), named or
+ * not.
  * callback_lock, not cpuset_mutex, so that nothing here makes rmdir wait.
  */
 static int toss_snapshot_nodes(struct cpuset *cs, bool named,
