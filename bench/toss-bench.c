@@ -1384,8 +1384,8 @@ static void scenario10(void)
 			cur_rep = r;
 			for (int k = 0; k < 2; k++) {
 				int toss = r % 2 ? 1 - k : k;
-				unsigned long a[NODES], b[NODES], runs = 0, folios = 0;
-				struct node_end e;
+				struct node_end e = { 0 };	/* drop_caches: none */
+				unsigned long a[NODES], b[NODES];
 				char name[48];
 				double sec;
 				int err;
@@ -1403,8 +1403,6 @@ static void scenario10(void)
 					trace_clear();
 					sec = m_toss(&t, &err);
 					trace_node_end(&e);
-					runs = e.runs;
-					folios = e.run_folios;
 				} else {
 					sec = m_drop_caches(&t, &err);
 				}
@@ -1416,10 +1414,10 @@ static void scenario10(void)
 				       ", \"collateral_bytes\": %lu, \"errno\": %d"
 				       ", \"runs\": %lu, \"run_folios\": %lu",
 				       bytes, sec, lost(a, b, 1), toss ? lost_elsewhere(a, b, 1) : 0,
-				       -err, runs, folios);
+				       -err, e.runs, e.run_folios);
 				sample_end();
 				say("  s10 %-24s %.3f s, dropped %lu MiB, runs %lu of %lu folios%s\n",
-				    name, sec, lost(a, b, 1) / MiB, runs, folios, err ? " (error)" : "");
+				    name, sec, lost(a, b, 1) / MiB, e.runs, e.run_folios, err ? " (error)" : "");
 			}
 		}
 	}

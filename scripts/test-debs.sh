@@ -24,6 +24,7 @@ done
 up=$(dpkg-query -W -f='${source:Upstream-Version}' libslurm-dev)
 major=$(echo "$up" | cut -d. -f1,2)
 next=$(echo "$major" | awk -F. '{ printf "%d.%02d", $1, $2 + 1 }')
+prev=$(echo "$major" | awk -F. '{ printf "%d.%02d", $1, $2 - 1 }')
 want="slurm-wlm-basic-plugins (>= $major~), slurm-wlm-basic-plugins (<< $next~)"
 dep=$(dpkg-deb -f "$(deb "$d" cpuset-toss-slurm-plugin)" Depends)
 echo "cpuset-toss-slurm-plugin Depends: $dep"
@@ -38,7 +39,7 @@ sat() {	# sat <version>: the version satisfies both relations
 for v in "$up-4+deb12u9" "$major.99-1" "$up-99~bpo1"; do
 	sat "$v" || fail "Slurm: $v (an update of $major) is outside the range"
 done
-for v in "$next.0-1" "$next~rc1-1" "${major%.*}.$(printf '%02d' $((10#${major#*.} - 1))).99-1"; do
+for v in "$next.0-1" "$next~rc1-1" "$prev.99-1"; do
 	sat "$v" && fail "Slurm: $v (another major release) is inside the range"
 done
 

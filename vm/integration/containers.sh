@@ -44,24 +44,40 @@ lxc_ct() {
 	lxc_conf "$name" $r "${keys[@]}" > "/var/lib/lxc/$name/config"
 }
 
+# lxc_wait_init <rootfs>: until the container's init has recorded its
+# cgroup's toss count (5 s at most).
+lxc_wait_init() {
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -s "$1/tmp/stat" ] && break
+		sleep 0.5
+	done
+}
+
+# lxc_check <rootfs> <init pid> <nodes expected tossed...>: the nodes'
+# cache as expected, the container's cgroup tossed once, and its init,
+# first thing, saw the toss already done.
+lxc_check() {
+	local r=$1 pid=$2 dir i rc=0
+	shift 2
+	[ -n "$pid" ] || { log "no container init"; return 1; }
+	dir=$(cgdir_of_pid "$pid")
+	log "container init $pid (uid $(stat -c %u /proc/"$pid" 2>/dev/null)) in $dir, owner $(stat -c %U "$dir" 2>/dev/null), mems $(cat "$dir/cpuset.mems.effective"), cpus $(cat "$dir/cpuset.cpus.effective")"
+	expect_tossed "$@" && expect_tosses "$dir" 1 || rc=1
+	i=$(sed -n 's/^tosses //p' "$r/tmp/stat" 2>/dev/null)
+	log "the container's init read tosses ${i:-nothing} from its cgroup"
+	[ "$i" = 1 ] || rc=1
+	return $rc
+}
+
 # lxc_run <name> <nodes expected tossed...>
 lxc_run() {
-	local name=$1 pid dir i rc=0
+	local name=$1 rc=0
 	shift
 	fill || return 1
 	lxc-start -n "$name" -l INFO -o "/tmp/lxc-$name.log" || { log "lxc-start failed"; return 1; }
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -s "/var/lib/lxc/$name/rootfs/tmp/stat" ] && break
-		sleep 0.5
-	done
-	pid=$(lxc-info -n "$name" -p -H)
-	dir=$(cgdir_of_pid "$pid")
-	log "lxc $name: init $pid in $dir, mems $(cat "$dir/cpuset.mems.effective"), cpus $(cat "$dir/cpuset.cpus.effective")"
-	expect_tossed "$@" && expect_tosses "$dir" 1 || rc=1
-	# the container's init, first thing, saw the toss already done
-	i=$(sed -n 's/^tosses //p' "/var/lib/lxc/$name/rootfs/tmp/stat" 2>/dev/null)
-	log "the container's init read tosses ${i:-nothing} from its cgroup"
-	[ "$i" = 1 ] || rc=1
+	lxc_wait_init "/var/lib/lxc/$name/rootfs"
+	lxc_check "/var/lib/lxc/$name/rootfs" "$(lxc-info -n "$name" -p -H)" "$@" || rc=1
 	lxc-stop -n "$name" -k
 	return $rc
 }
@@ -165,23 +181,15 @@ test_lxc_user_node() {
 # scope=cgroup: the container starts, its cgroup counts the toss, and the
 # cache others left on node 1 (not charged to it) stays.
 test_lxc_user_cgroup() {
-	local dir pid i rc=0
+	local rc=0
 	lxc_user_ct usercg "1 scope=cgroup" || return 1
 	fill || return 1
 	lxc_user_start usercg ||
 		{ log "lxc-start failed:"; grep -E 'ERROR|WARN' /tmp/lxc-usercg.log | head -15; return 1; }
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -s "$LXC_UPATH/usercg/rootfs/tmp/stat" ] && break
-		sleep 0.5
-	done
-	dir=$CG/system.slice/lxc-user-usercg.scope/lxc.payload.usercg
-	pid=$(head -1 "$dir/cgroup.procs" 2>/dev/null)
-	log "the user's container: init ${pid:-?} (uid $(stat -c %u /proc/"$pid" 2>/dev/null)) in $dir, owner $(stat -c %U "$dir" 2>/dev/null), mems $(cat "$dir/cpuset.mems.effective" 2>/dev/null)"
-	[ -n "$pid" ] || { log "no container in $dir:"; tail -5 /tmp/lxc-usercg.log; rc=1; }
-	expect_tossed && expect_tosses "$dir" 1 || rc=1
-	i=$(sed -n 's/^tosses //p' "$LXC_UPATH/usercg/rootfs/tmp/stat" 2>/dev/null)
-	log "the container's init read tosses ${i:-nothing} from its cgroup"
-	[ "$i" = 1 ] || rc=1
+	lxc_wait_init $LXC_UPATH/usercg/rootfs
+	lxc_check $LXC_UPATH/usercg/rootfs \
+		"$(head -1 $CG/system.slice/lxc-user-usercg.scope/lxc.payload.usercg/cgroup.procs 2>/dev/null)" ||
+		rc=1
 	lxc_user_stop usercg
 	return $rc
 }

@@ -309,7 +309,7 @@ test_slurm_unconstrained() {
 # succeeds, slurmd says once, at info, that --toss-cache does nothing on
 # this machine, and no job logs an error about it.
 test_stock_kernel_slurm() {
-	local out1 out2 from bad=0
+	local out1 out2 from lines bad=0
 	if [ -e $CG/cpuset.memory_toss_cache ]; then
 		log "this kernel has cpuset.memory_toss_cache: a test for a kernel without it"
 		return 77
@@ -322,11 +322,11 @@ test_stock_kernel_slurm() {
 	log "two jobs with --toss-cache: $(echo $out1) / $(echo $out2)"
 	[ -n "$(job_id "$out1")" ] && [ -n "$(job_id "$out2")" ] ||
 		{ log "a job did not run"; bad=1; }
-	tail -n +$((from + 1)) $SLURMD_LOG | grep cpuset_toss | sed 's/^/# slurmd: /'
-	[ "$(tail -n +$((from + 1)) $SLURMD_LOG |
-		grep -c 'cpuset_toss: .*--toss-cache does nothing on this machine')" = 1 ] ||
+	lines=$(tail -n +$((from + 1)) $SLURMD_LOG | grep cpuset_toss)
+	echo "$lines" | sed 's/^/# slurmd: /'
+	[ "$(echo "$lines" | grep -c 'cpuset_toss: .*--toss-cache does nothing on this machine')" = 1 ] ||
 		{ log "slurmd did not say once that --toss-cache does nothing"; bad=1; }
-	! tail -n +$((from + 1)) $SLURMD_LOG | grep -i 'error' | grep -q cpuset_toss ||
+	! echo "$lines" | grep -qi 'error' ||
 		{ log "slurmd logged an error about cpuset_toss"; bad=1; }
 	return $bad
 }
