@@ -572,6 +572,7 @@ cleanup:
 
 #define MEMORY_SYSFS	"/sys/devices/system/memory"
 #define MAX_BLOCKS	128
+#define MAX_ROUNDS	30
 
 /* The memory blocks of @node, lowest first, from its memoryN links. */
 static int node_blocks(int node, int *blocks)
@@ -693,9 +694,9 @@ static int refill_loop(const char *cgroup, void *arg)
 /*
  * Memory of the node taken offline and back online while it is tossed
  * (a big cache there, tosses of it running one after the other,
- * and a reader putting cache back), three times: the tosses all end well,
- * the blocks that went offline were offline (the node's MemTotal shows
- * it), and they come back.  Blocks holding unmovable memory refuse
+ * and a reader putting cache back), three times, and again until two
+ * tosses have ended: the tosses all end well, the blocks that went
+ * offline were offline (the node's MemTotal shows it), and they come back.  Blocks holding unmovable memory refuse
  * (EBUSY), so do blocks with holes (EINVAL); one block of the node always
  * stays online.  The page cache in a block when it goes offline is
  * migrated to other nodes under the walk.
@@ -704,6 +705,7 @@ static int test_toss_offline_during(const char *root)
 {
 	int blocks[MAX_BLOCKS], off[MAX_BLOCKS], nr, nr_blocks, nr_off = 0, went = 0;
 	int ret = KSFT_FAIL, node = nth_node(ANY_NODE, 1), round, i, err, status;
+	int min_tosses = sanitizers ? 1 : 2;
 	long block_kb, total0, total1, cache, moved = 0;
 	struct toss_loop *tl = MAP_FAILED;
 	char buf[64], msg[1024] = "";
@@ -741,7 +743,14 @@ static int test_toss_offline_during(const char *root)
 	if (filler < 0)
 		goto cleanup;
 	usleep(20000);
-	for (round = 0; round < 3; round++) {
+	/*
+	 * Three rounds, and more while fewer than two tosses have ended (one
+	 * under KASAN): a toss of the node can outlast three rounds on a
+	 * loaded host.  At most 30 rounds.
+	 */
+	for (round = 0; round < 3 || (round < MAX_ROUNDS &&
+		     __atomic_load_n(&tl->tosses, __ATOMIC_ACQUIRE) < min_tosses);
+	     round++) {
 		/*
 		 * The lowest blocks first, as the walk goes; in the next
 		 * rounds only those that went offline in the first.
@@ -803,8 +812,8 @@ static int test_toss_offline_during(const char *root)
 	if (waitpid(tosser, &status, 0) != tosser)
 		goto cleanup;
 	tosser = 0;
-	ksft_print_msg("%d blocks offline and back 3 times, %ld cache pages in them as they went\n",
-		       went, moved);
+	ksft_print_msg("%d blocks offline and back %d times, %ld cache pages in them as they went\n",
+		       went, round, moved);
 	ksft_print_msg("%d tosses in %.1f s, %d errors (first %d)\n",
 		       tl->tosses, now() - t, tl->errors, tl->first_error);
 	/*
@@ -812,7 +821,7 @@ static int test_toss_offline_during(const char *root)
 	 * (one under KASAN, where a toss of the node outlasts the moves).
 	 */
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || tl->errors ||
-	    tl->tosses < (sanitizers ? 1 : 2))
+	    tl->tosses < min_tosses)
 		goto cleanup;
 	/* A toss over the memory that came back drops its cache. */
 	reap(filler);
