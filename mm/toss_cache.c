@@ -1438,7 +1438,12 @@ static int toss_lruvec_level(struct lruvec *lruvec, struct toss_control *tc,
 	unsigned long seq;
 	int zone;
 
-	/* Generations added while the walk goes are walked too. */
+	/*
+	 * Generations added while the walk goes are walked too.  When aging
+	 * folds a walked generation into the next one (inc_min_seq()), the
+	 * walk of that one counts its kept folios again: a folio has no
+	 * spare flag to mark it counted, and the counters are for humans.
+	 */
 	for (seq = READ_ONCE(lrugen->min_seq[LRU_GEN_FILE]);
 	     seq <= READ_ONCE(lrugen->max_seq) && !ret; seq++) {
 		int gen = lru_gen_from_seq(seq);
