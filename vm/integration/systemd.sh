@@ -257,6 +257,76 @@ test_systemd_refused_slices() {
 	return $bad
 }
 
+# A user's own service (systemd --user), with cpuset delegated to
+# user@.service by the drop-in of systemd.md: the user's manager gives the
+# unit its AllowedMemoryNodes=, and the user may toss the unit's own cache
+# (--scope cgroup, and memory.reclaim clean_cache=1), not the node's
+# (EPERM: exit 77).  The unit reads a file of its own first; its cache,
+# charged to the unit, goes, and the cache others left on node 1 stays.
+# No dbus-user-session in the image: systemd-run --user without --wait
+# talks to the manager's private socket.
+SD_USER=tossjob
+test_systemd_user() {
+	local bad=0 uid i out=/tmp/user-toss.out f=$FILL/user run
+	id $SD_USER > /dev/null 2>&1 || useradd -M -d /nonexistent -s /bin/sh $SD_USER || return 1
+	uid=$(id -u $SD_USER)
+	mkdir -p $SD/user@.service.d
+	printf '[Service]\nDelegate=cpu cpuset io memory pids\n' > $SD/user@.service.d/delegate.conf
+	systemctl daemon-reload
+	loginctl enable-linger $SD_USER
+	for i in $(seq 40); do
+		[ -S /run/user/$uid/systemd/private ] && break
+		sleep 0.5
+	done
+	shows user@$uid.service DelegateControllers cpuset || bad=1
+	[ -f $f ] || dd if=/dev/zero of=$f bs=1M count=$MIB status=none
+	# The user's: mincore() tells others every page is cached.
+	chown $SD_USER: $f
+	sync
+	dd if=$f iflag=nocache count=0 status=none
+	rm -f $out
+	fill || return 1
+	# The unit's own cgroup: where --self finds it, and what it reports.
+	run='d=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup)
+		echo "mems $(cat $d/cpuset.mems.effective)"
+		cat "$1" > /dev/null
+		echo "read $(fincore -b -n -o RES "$1" | tr -d " ")"
+		cpuset-toss --quiet --self; echo "node $?"
+		cpuset-toss --quiet --self --scope cgroup; echo "cgroup $?"
+		echo "after $(fincore -b -n -o RES "$1" | tr -d " ")"
+		echo "numa $(cat $d/cpuset.memory_toss_cache.numa_stat)"
+		echo "tosses $(sed -n "s/^tosses //p" $d/cpuset.memory_toss_cache.stat)"
+		cat "$1" > /dev/null
+		cpuset-toss --quiet --self --memory-reclaim; echo "reclaim $?"
+		echo "after $(fincore -b -n -o RES "$1" | tr -d " ")"
+		echo done'
+	runuser -u $SD_USER -- env XDG_RUNTIME_DIR=/run/user/$uid \
+		systemd-run --user --quiet --unit=usertoss -p AllowedMemoryNodes=1 \
+		-p AllowedCPUs=$N1CPUS -p StandardOutput=truncate:$out \
+		sh -c "$run" sh $f || bad=1
+	for i in $(seq 60); do
+		grep -q '^done' $out 2> /dev/null && break
+		sleep 0.5
+	done
+	sed 's/^/# unit: /' $out 2> /dev/null
+	grep -qx 'mems 1' $out &&
+		grep -qx "read $((MIB << 20))" $out &&
+		grep -qx 'node 77' $out &&
+		grep -qx 'cgroup 0' $out &&
+		grep -qx 'tosses 1' $out &&
+		grep -qx 'reclaim 0' $out &&
+		[ "$(grep -c '^after 0$' $out)" = 2 ] || { log "the user's unit did not do as expected"; bad=1; }
+	# Every byte it tossed was node 1's, and no less than its file.
+	awk '/^numa / { for (i = 3; i <= NF; i++) { split($i, kv, "=");
+		if (kv[1] == "N1") n1 = kv[2]; else if (kv[2] != 0) bad = 1 } }
+		END { exit bad || n1 < m }' m=$((MIB << 20)) $out ||
+		{ log "numa_stat: not the file's bytes from node 1"; bad=1; }
+	expect_tossed || bad=1
+	loginctl disable-linger $SD_USER
+	sd_clean user@.service.d
+	return $bad
+}
+
 tests_systemd() {
 	[ "$mode" = v2 ] || return 0
 	t systemd-service test_systemd_service
@@ -267,5 +337,6 @@ tests_systemd() {
 	t systemd-slice test_systemd_slice
 	t systemd-nested test_systemd_nested
 	t systemd-refused-slices test_systemd_refused_slices
+	t systemd-user test_systemd_user
 }
 
