@@ -665,6 +665,12 @@ struct toss_loop {
 	int first_error;
 };
 
+/* The tosses a toss_loop() has ended. */
+static int tosses(struct toss_loop *tl)
+{
+	return __atomic_load_n(&tl->tosses, __ATOMIC_ACQUIRE);
+}
+
 /* Toss @cg again and again until told to stop; count the errors. */
 static int toss_loop(const char *cg, struct toss_loop *tl)
 {
@@ -696,10 +702,11 @@ static int refill_loop(const char *cgroup, void *arg)
  * (a big cache there, tosses of it running one after the other,
  * and a reader putting cache back), three times, and again until two
  * tosses have ended: the tosses all end well, the blocks that went
- * offline were offline (the node's MemTotal shows it), and they come back.  Blocks holding unmovable memory refuse
- * (EBUSY), so do blocks with holes (EINVAL); one block of the node always
- * stays online.  The page cache in a block when it goes offline is
- * migrated to other nodes under the walk.
+ * offline were offline (the node's MemTotal shows it), and they come
+ * back.  Blocks holding unmovable memory refuse (EBUSY), so do blocks
+ * with holes (EINVAL); one block of the node always stays online.  The
+ * page cache in a block when it goes offline is migrated to other nodes
+ * under the walk.
  */
 static int test_toss_offline_during(const char *root)
 {
@@ -748,8 +755,7 @@ static int test_toss_offline_during(const char *root)
 	 * under KASAN): a toss of the node can outlast three rounds on a
 	 * loaded host.  At most 30 rounds.
 	 */
-	for (round = 0; round < 3 || (round < MAX_ROUNDS &&
-		     __atomic_load_n(&tl->tosses, __ATOMIC_ACQUIRE) < min_tosses);
+	for (round = 0; round < 3 || (round < MAX_ROUNDS && tosses(tl) < min_tosses);
 	     round++) {
 		/*
 		 * The lowest blocks first, as the walk goes; in the next
@@ -779,8 +785,7 @@ static int test_toss_offline_during(const char *root)
 		}
 		if (!round)
 			ksft_print_msg("node %d, %d tosses done after %.1f s:%s\n", node,
-				       __atomic_load_n(&tl->tosses, __ATOMIC_ACQUIRE),
-				       now() - t, msg);
+				       tosses(tl), now() - t, msg);
 		if (!nr_off) {
 			ret = toss_skip("no block of node %d could go offline", node);
 			goto cleanup;
@@ -812,7 +817,7 @@ static int test_toss_offline_during(const char *root)
 	if (waitpid(tosser, &status, 0) != tosser)
 		goto cleanup;
 	tosser = 0;
-	ksft_print_msg("%d blocks offline and back %d times, %ld cache pages in them as they went\n",
+	ksft_print_msg("%d blocks offline and back %d times, %ld cache pages in them\n",
 		       went, round, moved);
 	ksft_print_msg("%d tosses in %.1f s, %d errors (first %d)\n",
 		       tl->tosses, now() - t, tl->errors, tl->first_error);
