@@ -34,7 +34,9 @@ static void usage(FILE *f)
 		"      --memory-reclaim  write \"SIZE|max clean_cache=1 [nodes=LIST]\" to\n"
 		"                      the cgroup's memory.reclaim instead: only the\n"
 		"                      cache charged to the cgroup, as --scope cgroup,\n"
-		"                      for the owner of a delegated cgroup too\n"
+		"                      on its cpuset's nodes (a cgroup without the\n"
+		"                      cpuset controller: every node), for the owner\n"
+		"                      of a delegated cgroup too\n"
 		"  -w, --write REQ     write REQ as it is (e.g. \"1 free=2G\") instead\n"
 		"  -u, --unit UNIT     the cgroup of a systemd unit\n"
 		"  -p, --pid PID       the cgroup of a process (1..kernel.pid_max)\n"
@@ -260,7 +262,8 @@ int main(int argc, char **argv)
 	char req[TOSS_REQ_MAX], err[PATH_MAX + 256] = "", msg[PATH_MAX + 512];
 	int slab = 0, json = 0, quiet = 0, self = 0, reclaim = 0, c, ret, node, i;
 	const char *file = "cpuset.memory_toss_cache", *why;
-	struct toss_cgroup cg;
+	struct toss_cgroup cg = { 0 };
+	int nocpuset = 0;
 
 	/* --json is known before any error, so that every outcome is JSON */
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -349,11 +352,9 @@ int main(int argc, char **argv)
 			return fail(json, -TOSS_EUSAGE, msg);
 		}
 	} else if (reclaim) {
-		/* memory.reclaim's grammar: "max" for all, as "1" is here. */
-		if (snprintf(req, sizeof(req), "%s clean_cache=1%s%s",
-			     size && strcmp(size, "1") ? size : "max", nodes ? " nodes=" : "",
-			     nodes ? nodes : "") >= (int)sizeof(req) ||
-		    (size && (!size[0] || strpbrk(size, " \t"))))
+		/* Built once the cgroup's nodes are known (below). */
+		if ((size && (!size[0] || strpbrk(size, " \t"))) ||
+		    (nodes && strlen(nodes) >= TOSS_REQ_MAX / 2))
 			return fail(json, -TOSS_EUSAGE, "an option value is empty or holds a space");
 	} else if (toss_build_request(req, sizeof(req), size, nodes, free_target, scope, slab)) {
 		return fail(json, -TOSS_EUSAGE, "an option value is empty or holds a space");
@@ -377,22 +378,48 @@ int main(int argc, char **argv)
 			}
 		}
 		ret = toss_cgroup_from_pid(pid, &cg, err, sizeof(err));
-		if (!ret && self && toss_cgroup_is_shared(&cg)) {
-			snprintf(err, sizeof(err),
-				 "--self: this process is in %s, the root cgroup or init.scope (on cgroup v1, systemd makes no cpuset cgroups): nothing is tossed",
-				 cg.rel);
-			ret = -TOSS_ENOCGROUP;
-		}
 	} else {
 		ret = toss_cgroup_from_path(path, &cg, err, sizeof(err));
+	}
+	/*
+	 * memory.reclaim is the memory controller's: a v2 cgroup without
+	 * the cpuset controller (a user's, delegated by default) has one.
+	 */
+	if (ret == -TOSS_ENOCPUSET && reclaim && cg.dir[0] && !cg.v1) {
+		ret = 0;
+		nocpuset = 1;
+	}
+	if (!ret && self && toss_cgroup_is_shared(&cg)) {
+		snprintf(err, sizeof(err),
+			 "--self: this process is in %s, the root cgroup or init.scope (on cgroup v1, systemd makes no cpuset cgroups): nothing is tossed",
+			 cg.rel);
+		ret = -TOSS_ENOCGROUP;
 	}
 	if (ret)
 		return fail(json, ret, err[0] ? err : toss_strerror(ret));
 
 	memset(&memnodes, 0, sizeof(memnodes));
 	toss_memory_nodes(&memnodes);
-	if (toss_cgroup_mems(&cg, &mems))
-		memset(&mems, 0, sizeof(mems));
+	if (nocpuset || toss_cgroup_mems(&cg, &mems))
+		mems = nocpuset ? memnodes : (struct toss_nodes){ 0 };
+	if (reclaim) {
+		/*
+		 * memory.reclaim's grammar: "max" for all, as "1" is here; the
+		 * cpuset's nodes unless --nodes names others, as --scope cgroup
+		 * has them; every node's without a cpuset.
+		 */
+		char list[TOSS_REQ_MAX / 2] = "";
+
+		if (nodes)
+			snprintf(list, sizeof(list), "%s", nodes);
+		else if (!nocpuset)
+			toss_format_list(&mems, list, sizeof(list));
+		if (strlen(list) >= sizeof(list) - 1 ||
+		    snprintf(req, sizeof(req), "%s clean_cache=1%s%s",
+			     size && strcmp(size, "1") ? size : "max", list[0] ? " nodes=" : "",
+			     list) >= (int)sizeof(req))
+			return fail(json, -TOSS_EUSAGE, "an option value is too long");
+	}
 	if (!nodes && (!write_req || request_nodes(req, &want)))
 		want = mems;
 	for (node = 0; node < TOSS_MAX_NODES; node++)

@@ -82,7 +82,10 @@ test_cli_errors() {	# each refused write: its exit code, nothing dropped
 # --pid out of range, on the old code PID 1's cgroup (the root): refused,
 # nothing dropped; a pid in range still works.
 # memory.reclaim's clean_cache=1 through the CLI, by the owner of a
-# delegated cgroup: only the cgroup's own cache goes, on the node named.
+# delegated cgroup: only the cgroup's own cache goes, on the node named;
+# without --nodes, on the cpuset's nodes (as --scope cgroup); and in a
+# cgroup without the cpuset controller (a user's by default), on every
+# node.
 test_cli_memory_reclaim() {
 	local out rc bad=0
 	mkjob job1 1 || return 1
@@ -103,6 +106,32 @@ test_cli_memory_reclaim() {
 	log "--free: $rc: $out"
 	[ $rc = 64 ] || bad=1
 	chown root $CG/job1 $CG/job1/memory.reclaim $CG/job1/cgroup.procs
+	# no --nodes: the cpuset's nodes
+	fill || return 1
+	dd if=$FILL/n1 iflag=nocache count=0 status=none
+	sh -c "echo \$\$ > $CG/job1/cgroup.procs && exec cat $FILL/n1 > /dev/null" || return 1
+	out=$(cpuset-toss --memory-reclaim job1 2>&1); rc=$?
+	log "no --nodes: $rc: $out"
+	[ $rc = 0 ] && [[ $out == *'wrote "max clean_cache=1 nodes=1" to memory.reclaim'* ]] || bad=1
+	expect_tossed 1 || bad=1
+	# jobm/leaf: memory, no cpuset (jobm's nodes hold for its tasks)
+	mkjob jobm 1 && mkdir -p $CG/jobm/leaf || return 1
+	echo "+memory -cpuset" > $CG/jobm/cgroup.subtree_control || return 1
+	[ ! -e $CG/jobm/leaf/cpuset.mems ] || { log "jobm/leaf has the cpuset controller"; return 1; }
+	fill || return 1
+	dd if=$FILL/n1 iflag=nocache count=0 status=none
+	sh -c "echo \$\$ > $CG/jobm/leaf/cgroup.procs && exec cat $FILL/n1 > /dev/null" || return 1
+	chown nobody $CG/jobm/leaf $CG/jobm/leaf/memory.reclaim
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		cpuset-toss --memory-reclaim jobm/leaf 2>&1); rc=$?
+	log "no cpuset, as nobody: $rc: $out"
+	[ $rc = 0 ] && [[ $out == *'wrote "max clean_cache=1" to memory.reclaim'* ]] || bad=1
+	expect_tossed 1 || bad=1
+	# but no cpuset-toss without --memory-reclaim there
+	out=$(cpuset-toss --scope cgroup jobm/leaf 2>&1); rc=$?
+	log "no cpuset, --scope cgroup: $rc: $out"
+	[ $rc = 66 ] || bad=1
+	rmdir $CG/jobm/leaf $CG/jobm
 	return $bad
 }
 
