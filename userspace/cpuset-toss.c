@@ -353,9 +353,10 @@ int main(int argc, char **argv)
 		}
 	} else if (reclaim) {
 		/* Built once the cgroup's nodes are known (below). */
-		if ((size && (!size[0] || strpbrk(size, " \t"))) ||
-		    (nodes && strlen(nodes) >= TOSS_REQ_MAX / 2))
+		if (size && (!size[0] || strpbrk(size, " \t")))
 			return fail(json, -TOSS_EUSAGE, "an option value is empty or holds a space");
+		if (nodes && strlen(nodes) >= TOSS_REQ_MAX / 2)
+			return fail(json, -TOSS_EUSAGE, "--nodes: the list is too long");
 	} else if (toss_build_request(req, sizeof(req), size, nodes, free_target, scope, slab)) {
 		return fail(json, -TOSS_EUSAGE, "an option value is empty or holds a space");
 	}
