@@ -401,8 +401,10 @@ int main(int argc, char **argv)
 
 	memset(&memnodes, 0, sizeof(memnodes));
 	toss_memory_nodes(&memnodes);
-	if (nocpuset || toss_cgroup_mems(&cg, &mems))
-		mems = nocpuset ? memnodes : (struct toss_nodes){ 0 };
+	if (nocpuset)
+		mems = memnodes;
+	else if (toss_cgroup_mems(&cg, &mems))
+		memset(&mems, 0, sizeof(mems));
 	if (reclaim) {
 		/*
 		 * memory.reclaim's grammar: "max" for all, as "1" is here; the

@@ -79,8 +79,13 @@ test_cli_errors() {	# each refused write: its exit code, nothing dropped
 	return $bad
 }
 
-# --pid out of range, on the old code PID 1's cgroup (the root): refused,
-# nothing dropped; a pid in range still works.
+# read_n1_in <cgroup>: node 1's file read again from inside the cgroup,
+# so that its cache is charged to it.
+read_n1_in() {
+	dd if=$FILL/n1 iflag=nocache count=0 status=none
+	sh -c "echo \$\$ > $CG/$1/cgroup.procs && exec cat $FILL/n1 > /dev/null"
+}
+
 # memory.reclaim's clean_cache=1 through the CLI, by the owner of a
 # delegated cgroup: only the cgroup's own cache goes, on the node named;
 # without --nodes, on the cpuset's nodes (as --scope cgroup); and in a
@@ -91,9 +96,7 @@ test_cli_memory_reclaim() {
 	mkjob job1 1 || return 1
 	grep -qw memory $CG/cgroup.subtree_control || echo +memory > $CG/cgroup.subtree_control
 	fill || return 1
-	# node 1's file read again from inside job1: charged to it
-	dd if=$FILL/n1 iflag=nocache count=0 status=none
-	sh -c "echo \$\$ > $CG/job1/cgroup.procs && exec cat $FILL/n1 > /dev/null" || return 1
+	read_n1_in job1 || return 1
 	[ "$(res $FILL/n1)" = $((MIB << 20)) ] || { log "n1 not cached from job1"; return 1; }
 	chown nobody $CG/job1 $CG/job1/memory.reclaim $CG/job1/cgroup.procs
 	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
@@ -108,8 +111,7 @@ test_cli_memory_reclaim() {
 	chown root $CG/job1 $CG/job1/memory.reclaim $CG/job1/cgroup.procs
 	# no --nodes: the cpuset's nodes
 	fill || return 1
-	dd if=$FILL/n1 iflag=nocache count=0 status=none
-	sh -c "echo \$\$ > $CG/job1/cgroup.procs && exec cat $FILL/n1 > /dev/null" || return 1
+	read_n1_in job1 || return 1
 	out=$(cpuset-toss --memory-reclaim job1 2>&1); rc=$?
 	log "no --nodes: $rc: $out"
 	[ $rc = 0 ] && [[ $out == *'wrote "max clean_cache=1 nodes=1" to memory.reclaim'* ]] || bad=1
@@ -119,8 +121,7 @@ test_cli_memory_reclaim() {
 	echo "+memory -cpuset" > $CG/jobm/cgroup.subtree_control || return 1
 	[ ! -e $CG/jobm/leaf/cpuset.mems ] || { log "jobm/leaf has the cpuset controller"; return 1; }
 	fill || return 1
-	dd if=$FILL/n1 iflag=nocache count=0 status=none
-	sh -c "echo \$\$ > $CG/jobm/leaf/cgroup.procs && exec cat $FILL/n1 > /dev/null" || return 1
+	read_n1_in jobm/leaf || return 1
 	chown nobody $CG/jobm/leaf $CG/jobm/leaf/memory.reclaim
 	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		cpuset-toss --memory-reclaim jobm/leaf 2>&1); rc=$?
@@ -135,6 +136,8 @@ test_cli_memory_reclaim() {
 	return $bad
 }
 
+# --pid out of range, on the old code PID 1's cgroup (the root): refused,
+# nothing dropped; a pid in range still works.
 test_cli_pid_range() {
 	local out rc bad=0 p pid
 	fill || return 1
