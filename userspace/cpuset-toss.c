@@ -351,14 +351,24 @@ int main(int argc, char **argv)
 				 TOSS_REQ_MAX - 1);
 			return fail(json, -TOSS_EUSAGE, msg);
 		}
+		/* The kernel takes one line: what follows a newline would be lost. */
+		if (strchr(req, '\n'))
+			return fail(json, -TOSS_EUSAGE, "--write: the request is one line");
 	} else if (reclaim) {
 		/* Built once the cgroup's nodes are known (below). */
 		if (size && (!size[0] || strpbrk(size, " \t")))
 			return fail(json, -TOSS_EUSAGE, "an option value is empty or holds a space");
 		if (nodes && strlen(nodes) >= TOSS_REQ_MAX / 2)
 			return fail(json, -TOSS_EUSAGE, "--nodes: the list is too long");
-	} else if (toss_build_request(req, sizeof(req), size, nodes, free_target, scope, slab)) {
-		return fail(json, -TOSS_EUSAGE, "an option value is empty or holds a space");
+	} else {
+		ret = toss_build_request(req, sizeof(req), size, nodes, free_target, scope, slab);
+		if (ret == -E2BIG) {
+			snprintf(msg, sizeof(msg), "the options make a request longer than %d bytes",
+				 TOSS_REQ_MAX - 1);
+			return fail(json, -TOSS_EUSAGE, msg);
+		}
+		if (ret)
+			return fail(json, -TOSS_EUSAGE, "an option value is empty or holds a space");
 	}
 
 	if (slice) {

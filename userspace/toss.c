@@ -420,7 +420,8 @@ int toss_write_file(const struct toss_cgroup *cg, const char *file, const char *
  * @scope: "node", "cgroup" or NULL
  * @slab: slab=1 if non-zero
  *
- * Return: 0 or -EINVAL when a part holds a space or the request is too long.
+ * Return: 0, -EINVAL when a part is empty or holds a space, or -E2BIG when
+ * the request would be TOSS_REQ_MAX bytes or longer.
  */
 int toss_build_request(char *buf, size_t len, const char *size,
 		       const char *nodes, const char *free_target,
@@ -438,7 +439,9 @@ int toss_build_request(char *buf, size_t len, const char *size,
 		     free_target ? " free=" : "", free_target ? free_target : "",
 		     scope ? " scope=" : "", scope ? scope : "",
 		     slab ? " slab=1" : "");
-	return n < 0 || (size_t)n >= len || (size_t)n >= TOSS_REQ_MAX ? -EINVAL : 0;
+	if (n < 0)
+		return -EINVAL;
+	return (size_t)n >= len || (size_t)n >= TOSS_REQ_MAX ? -E2BIG : 0;
 }
 
 /**
