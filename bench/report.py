@@ -63,8 +63,10 @@ def agg(key, ss):
     if key[0] == "3":
         for k in ("node_file_bytes", "node_anon_bytes", "node_thp_bytes", "node_hugetlb_pages"):
             row[k] = med([s.get(k, 0) for s in ss])
+    if key[0] == "8" and all("looked" in s for s in ss):
+        row["looked"] = med([s["looked"] for s in ss])
     if key[0] == "12":
-        for k in ("ns_per", "trace_ns", "scanned", "tossed", "frames", "events", "runs", "run_folios"):
+        for k in ("ns_per", "trace_ns", "scanned", "tossed", "frames", "events", "runs", "run_folios", "looked"):
             row[k] = med([s.get(k, 0) for s in ss])
     return row
 
@@ -398,8 +400,9 @@ def report(rows, a):
                   "free) is paired in every repetition with a whole toss (`1`: one walk of the node's page "
                   "frames that drops everything), `drop_caches` of the same data, and a whole toss of the "
                   "node once it is empty (`empty walk`: a walk of its page frames that finds nothing). A "
-                  "partial toss walks the LRU lists from their oldest end and stops at the amount. Ratios: "
-                  "the partial toss's time over each peer's, per repetition.\n")
+                  "partial toss walks the LRU lists from their oldest end and stops at the amount; "
+                  "`looked at` is the folios its walks looked at (`nr_looked=` of node 1's `toss_node_end` "
+                  "events, median). Ratios: the partial toss's time over each peer's, per repetition.\n")
         body = []
         for name in ("16M", "64M", "512M", "free"):
             rs = {r["method"]: r for r in s8 if r["method"].startswith(name + "_")}
@@ -416,6 +419,7 @@ def report(rows, a):
             vs_empty = paired(a.samples, "8", "on", b, name + "_partial", name + "_empty_walk",
                               time=True, ok_errnos=(11,))
             body.append([name, fmt_s(part), "%d MiB" % (part["dropped_bytes_median"] // MIB),
+                         "%d" % part["looked"] if part.get("looked") is not None else "-",
                          fmt_s(rs[name + "_whole"]) if name + "_whole" in rs else "-",
                          fmt_s(rs[name + "_empty_walk"]) if name + "_empty_walk" in rs else "-",
                          fmt_ratio(vs_whole), fmt_ratio(vs_drop), fmt_ratio(vs_empty)])
@@ -424,7 +428,7 @@ def report(rows, a):
                 targets.append(("Toss of %s <= %.1fx a walk of the node that finds nothing (paired median)"
                                 % (name, bound), fmt_ratio(vs_empty), iqr(vs_empty)[0] <= bound,
                                 len(vs_empty)))
-        md.append(table(["amount", "seconds", "dropped", "whole toss s", "empty walk s",
+        md.append(table(["amount", "seconds", "dropped", "looked at", "whole toss s", "empty walk s",
                          "vs whole toss", "vs drop_caches", "vs empty walk"], body) + "\n")
 
     # 9: memory.reclaim clean_cache=1, and the cost of memcg protection
@@ -520,7 +524,7 @@ def report(rows, a):
             "whole_1_file": ("a whole toss, one file read whole", "folio dropped", "tossed"),
             "whole_48_files": ("a whole toss, 48 files", "folio dropped", "tossed"),
             "empty_walk": ("a whole toss of the node with nothing left", "page frame of the node", "frames"),
-            "64M_1_file": ("`64M` of the one file", "folio the LRU walk looked at", "scanned"),
+            "64M_1_file": ("`64M` of the one file", "folio the LRU walk looked at", "looked"),
         }
         body = []
         for m in ("whole_1_file", "whole_48_files", "empty_walk", "64M_1_file"):

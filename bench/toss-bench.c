@@ -792,6 +792,58 @@ static void scenario4(void)
 		rmcg(c[i].cg);
 }
 
+/* ---- the toss's trace ------------------------------------------------ */
+
+#define TRACE	"/sys/kernel/tracing"
+
+/* What node 1's toss_node_end events since the trace was cleared add up to. */
+struct node_end {
+	unsigned long events, scanned, tossed, runs, run_folios, looked;
+	double ns;			/* the workers' duration_ns, summed */
+};
+
+static unsigned long field(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	if (!p)
+		die("toss_node_end without%s: %s", key, line);
+	return strtoul(p + strlen(key), NULL, 10);
+}
+
+static void trace_node_end(struct node_end *e)
+{
+	FILE *f = fopen(TRACE "/trace", "r");
+	char line[1024];
+
+	memset(e, 0, sizeof(*e));
+	if (!f)
+		die(TRACE "/trace: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "toss_node_end:");
+
+		if (!p || !strstr(p, " nid=1 "))
+			continue;
+		e->events++;
+		e->scanned += field(p, " nr_scanned=");
+		e->tossed += field(p, " nr_tossed=");
+		e->runs += field(p, " nr_runs=");
+		e->run_folios += field(p, " nr_run_folios=");
+		e->looked += field(p, " nr_looked=");
+		e->ns += field(p, " duration_ns=");
+	}
+	fclose(f);
+}
+
+static void trace_clear(void)
+{
+	int fd = open(TRACE "/trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		die(TRACE "/trace: %s", strerror(errno));
+	close(fd);
+}
+
 /* ---- 8: tossing part of a node ----------------------------------------- */
 
 /*
@@ -801,7 +853,8 @@ static void scenario4(void)
  * whole toss ("1", one walk that drops everything), drop_caches of the
  * same data, and a whole toss of the node once it is empty (a walk of its
  * page frames that finds nothing), in an order that turns round every
- * repetition.
+ * repetition.  A partial toss's sample has the folios its LRU walks looked
+ * at (nr_looked= of node 1's toss_node_end events).
  */
 static void scenario8(void)
 {
@@ -817,6 +870,7 @@ static void scenario8(void)
 	drop_all();
 	make_file(paths[0], bytes / 4 * 3);
 	make_file(paths[1], bytes / 4);
+	put(TRACE "/events/toss_cache/toss_node_end/enable", "1");
 	for (int r = 0; r < reps; r++) {
 		cur_rep = r;
 		for (unsigned int j = 0; j < sizeof(m) / sizeof(m[0]); j++) {
@@ -826,6 +880,7 @@ static void scenario8(void)
 				int i = (k + r) % 4;
 				struct target t = { "s8", paths, 2, amount, NULL, NULL };
 				unsigned long a[NODES], b[NODES];
+				struct node_end e = { 0 };
 				char name[32];
 				double sec;
 				int err;
@@ -845,7 +900,9 @@ static void scenario8(void)
 							 node_meminfo(1, "MemFree") + amount);
 						t.toss = req;
 					}
+					trace_clear();
 					sec = m_toss(&t, &err);
+					trace_node_end(&e);
 				} else if (i == 1) {
 					t.toss = "1";
 					sec = m_toss(&t, &err);
@@ -862,12 +919,22 @@ static void scenario8(void)
 				snprintf(name, sizeof(name), "%s_%s", m[j].name,
 					 i == 0 ? "partial" : i == 1 ? "whole" :
 					 i == 2 ? "drop_caches" : "empty_walk");
-				sample_drop("8", name, amount, sec, a, b, err);
-				say("  s8 %-20s %.3f s, dropped %lu MiB%s\n", name, sec,
-				    lost(a, b, 1) / MiB, err ? " (error)" : "");
+				sample_begin("8", name);
+				printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
+				       ", \"collateral_bytes\": %lu, \"errno\": %d",
+				       amount, sec, lost(a, b, 1), lost_elsewhere(a, b, 1), -err);
+				if (i == 0)
+					printf(", \"looked\": %lu", e.looked);
+				sample_end();
+				say("  s8 %-20s %.3f s, dropped %lu MiB", name, sec,
+				    lost(a, b, 1) / MiB);
+				if (i == 0)
+					say(", %lu folios looked at", e.looked);
+				say("%s\n", err ? " (error)" : "");
 			}
 		}
 	}
+	put(TRACE "/events/toss_cache/toss_node_end/enable", "0");
 	unlink(paths[0]);
 	unlink(paths[1]);
 	rmcg("s8");
@@ -1258,55 +1325,6 @@ static void scenario7(void)
 
 /* ---- 10: interleaved files ------------------------------------------ */
 
-#define TRACE	"/sys/kernel/tracing"
-
-/* What node 1's toss_node_end events since the trace was cleared add up to. */
-struct node_end {
-	unsigned long events, scanned, tossed, runs, run_folios;
-	double ns;			/* the workers' duration_ns, summed */
-};
-
-static unsigned long field(const char *line, const char *key)
-{
-	const char *p = strstr(line, key);
-
-	if (!p)
-		die("toss_node_end without%s: %s", key, line);
-	return strtoul(p + strlen(key), NULL, 10);
-}
-
-static void trace_node_end(struct node_end *e)
-{
-	FILE *f = fopen(TRACE "/trace", "r");
-	char line[1024];
-
-	memset(e, 0, sizeof(*e));
-	if (!f)
-		die(TRACE "/trace: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		const char *p = strstr(line, "toss_node_end:");
-
-		if (!p || !strstr(p, " nid=1 "))
-			continue;
-		e->events++;
-		e->scanned += field(p, " nr_scanned=");
-		e->tossed += field(p, " nr_tossed=");
-		e->runs += field(p, " nr_runs=");
-		e->run_folios += field(p, " nr_run_folios=");
-		e->ns += field(p, " duration_ns=");
-	}
-	fclose(f);
-}
-
-static void trace_clear(void)
-{
-	int fd = open(TRACE "/trace", O_WRONLY | O_TRUNC);
-
-	if (fd < 0)
-		die(TRACE "/trace: %s", strerror(errno));
-	close(fd);
-}
-
 /*
  * Read @n files from inside cpuset @cg round robin, @piece bytes of each
  * at a time: readahead() of exactly that piece allocates its pages, so
@@ -1604,7 +1622,7 @@ static void scenario12(void)
 			sec = m_toss(&t, &err);
 			snap(b);
 			trace_node_end(&e);
-			n = !m[j].files ? frames : m[j].toss[0] == '1' ? e.tossed : e.scanned;
+			n = !m[j].files ? frames : m[j].toss[0] == '1' ? e.tossed : e.looked;
 			per = !m[j].files ? "frame" : m[j].toss[0] == '1' ? "folio tossed" :
 			      "folio looked at";
 			sample_begin("12", m[j].name);
@@ -1612,13 +1630,13 @@ static void scenario12(void)
 			       ", \"collateral_bytes\": %lu, \"errno\": %d, \"events\": %lu"
 			       ", \"trace_ns\": %.0f, \"scanned\": %lu, \"tossed\": %lu"
 			       ", \"frames\": %lu, \"runs\": %lu, \"run_folios\": %lu"
-			       ", \"ns_per\": %.1f",
+			       ", \"looked\": %lu, \"ns_per\": %.1f",
 			       m[j].files ? bytes : 0, sec, lost(a, b, 1),
 			       lost_elsewhere(a, b, 1), -err, e.events, e.ns, e.scanned,
-			       e.tossed, frames, e.runs, e.run_folios, n ? e.ns / n : 0);
+			       e.tossed, frames, e.runs, e.run_folios, e.looked, n ? e.ns / n : 0);
 			sample_end();
-			say("  s12 %-16s %.3f s; trace: %lu events, %.3f s, %lu scanned, %lu tossed: %.1f ns per %s%s\n",
-			    m[j].name, sec, e.events, e.ns / 1e9, e.scanned, e.tossed,
+			say("  s12 %-16s %.3f s; trace: %lu events, %.3f s, %lu scanned, %lu looked at, %lu tossed: %.1f ns per %s%s\n",
+			    m[j].name, sec, e.events, e.ns / 1e9, e.scanned, e.looked, e.tossed,
 			    n ? e.ns / n : 0, per, err ? " (error)" : "");
 		}
 	}

@@ -41,13 +41,17 @@
  *   toss limited to a memory cgroup's subtree, walks LRU lists instead:
  *   those of every memcg on the node (or of the subtree's), each oldest
  *   first, each giving no more than lies above its protection and, for an
- *   amount, its share in proportion to what it could give.  At most
+ *   amount, its share in proportion to what it could give.  For an
+ *   amount, the LRU's first tier goes first (TOSS_LEVELS).  At most
  *   TOSS_SCAN_BATCH folios are looked at per hold of an LRU lock; folios
  *   that stay are rotated within their list and keep their generation and
- *   tier.  The cost follows the work: the folios looked at, at most those
- *   the lists hold (mapped, dirty and busy ones included), three times for
- *   a memcg that first fell short of its share.  It runs in the caller,
- *   node after node.
+ *   tier.  The cost follows the work: a walk stops when it has what it
+ *   wants, so when the oldest folios are in the first tier a toss looks at
+ *   about as many folios as it drops.  Otherwise it looks at up to all the
+ *   lists hold (mapped, dirty, busy and used ones included), once per
+ *   level, in each of up to three passes over the memcgs (their shares,
+ *   then any that can give more, then with memory.low set aside).  It
+ *   runs in the caller, node after node.
  *
  * No lock is held across batches: the walks reschedule every batch and
  * stop on any signal to the caller, as memory.reclaim does, or when the
@@ -158,6 +162,7 @@ struct toss_control {
 	unsigned long nr_too_big;
 	unsigned int nr_walks;
 	unsigned int max_hold;
+	unsigned long nr_looked;	/* folios the LRU walks looked at */
 	unsigned long nr_runs;		/* runs removed from the page cache */
 	unsigned long nr_run_folios;	/* folios removed in them */
 	struct toss_gather *gather;	/* for struct toss_batch */
@@ -1188,11 +1193,13 @@ struct toss_scan {
 
 /*
  * Levels of coldness of a toss of part of a memcg's cache, coldest first:
- * not referenced since it came in, then referenced once (not active, not
- * in the workingset, no MGLRU tier), then the rest.  Each is taken oldest
- * first before the next one is looked at.
+ * the LRU's first tier (not active, not in the workingset, no MGLRU refs:
+ * used at most once since it came in, read ahead or read once alike, as
+ * MGLRU's first tier holds both and the classic LRU's reclaim drops a
+ * clean, unmapped folio referenced once as soon as it meets it), then the
+ * rest.  Each is taken oldest first before the next one is looked at.
  */
-#define TOSS_LEVELS	3
+#define TOSS_LEVELS	2
 
 static int toss_folio_level(struct folio *folio)
 {
@@ -1201,9 +1208,7 @@ static int toss_folio_level(struct folio *folio)
 #ifdef CONFIG_LRU_GEN
 	more |= folio_lru_gen(folio) >= 0 && folio_lru_refs(folio) > 0;
 #endif
-	if (more)
-		return 2;
-	return folio_test_referenced(folio);
+	return more;
 }
 
 /*
@@ -1293,6 +1298,7 @@ static unsigned int toss_isolate(struct toss_scan *s, struct list_head *dst,
 	__mod_node_page_state(lruvec_pgdat(lruvec), NR_ISOLATED_FILE, isolated);
 	spin_unlock_irq(&lruvec->lru_lock);
 	tc->max_hold = max(tc->max_hold, looked);
+	tc->nr_looked += looked;
 	return looked;
 }
 
@@ -1462,14 +1468,19 @@ static int toss_lruvec_level(struct lruvec *lruvec, struct toss_control *tc,
 		}
 	}
 #endif
-	/* The classic lists: empty under MGLRU, but while it is switched. */
+	/*
+	 * The classic lists: empty under MGLRU, but while it is switched.
+	 * Every folio on the active list is above the first level: the walk
+	 * of the first level leaves the list, and the next walk is its first.
+	 */
 	for (lru = LRU_INACTIVE_FILE; lru <= LRU_ACTIVE_FILE && !ret; lru++) {
 		unsigned long size = toss_lru_size(lruvec, lru);
 
-		if (!size)
+		if (!size || (lru == LRU_ACTIVE_FILE && level < TOSS_LEVELS - 1))
 			continue;
 		ret = toss_lru_list(lruvec, &lruvec->lists[lru], -1, size, tc,
-				    count, level, first);
+				    count, level,
+				    first || lru == LRU_ACTIVE_FILE);
 		if (tc->nr_tossed >= tc->nr_to_toss)
 			break;
 	}
@@ -1479,7 +1490,9 @@ static int toss_lruvec_level(struct lruvec *lruvec, struct toss_control *tc,
 /*
  * The file folios of one memcg on one node, oldest first: all of them in
  * one walk of its lists, or, for a toss of an amount, level by level
- * (TOSS_LEVELS walks at most).
+ * (TOSS_LEVELS walks at most): the first level's walk ends as soon as it
+ * has what it wants, so that its cost follows the amount when the oldest
+ * folios are in the first tier.
  */
 static int toss_lruvec(struct lruvec *lruvec, struct toss_control *tc,
 		       bool count)
@@ -2062,9 +2075,11 @@ static int toss_lru_nodes(const struct toss_request *req, struct toss_result *re
  * one walk of each node's page frames, O(node size), shared among up to
  * TOSS_MAX_WORKERS kernel threads per node, all nodes at once, plus a walk
  * of the LRU lists of the memcgs that have protection.  Any other toss
- * walks LRU lists from their oldest end in the caller, node after node: at
- * most three walks of each memcg's lists on a node for an amount, the
- * folios looked at, kept ones included, never the node's whole memory.
+ * walks LRU lists from their oldest end in the caller, node after node,
+ * and stops when it has what it wants; for an amount, the LRU's first
+ * tier first: at most TOSS_LEVELS walks of each memcg's lists on a node in
+ * each of up to three passes, the folios looked at, kept ones included,
+ * never the node's page frames.
  * The slab shrink, if asked, visits every node of @req->nodes.
  *
  * Context: Process context, may sleep; no locks held.  The caller should

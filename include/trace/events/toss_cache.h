@@ -58,7 +58,8 @@ TRACE_EVENT(toss_node_end,
 			     __field(unsigned int, walks)
 			     __field(unsigned int, max_hold)
 			     __field(unsigned long, nr_runs)
-			     __field(unsigned long, nr_run_folios)),
+			     __field(unsigned long, nr_run_folios)
+			     __field(unsigned long, nr_looked)),
 
 	    TP_fast_assign(__entry->cgroup_id = tc->req->id;
 			   __entry->nid = nid;
@@ -75,15 +76,16 @@ TRACE_EVENT(toss_node_end,
 			   __entry->walks = tc->nr_walks;
 			   __entry->max_hold = tc->max_hold;
 			   __entry->nr_runs = tc->nr_runs;
-			   __entry->nr_run_folios = tc->nr_run_folios;),
+			   __entry->nr_run_folios = tc->nr_run_folios;
+			   __entry->nr_looked = tc->nr_looked;),
 
-	    TP_printk("cgroup_id=%llu nid=%d nr_scanned=%lu nr_tossed=%lu nr_dirty=%lu nr_writeback=%lu nr_mapped=%lu nr_busy=%lu duration_ns=%llu ret=%d nr_too_big=%lu nr_slab=%lu walks=%u max_hold=%u nr_runs=%lu nr_run_folios=%lu",
+	    TP_printk("cgroup_id=%llu nid=%d nr_scanned=%lu nr_tossed=%lu nr_dirty=%lu nr_writeback=%lu nr_mapped=%lu nr_busy=%lu duration_ns=%llu ret=%d nr_too_big=%lu nr_slab=%lu walks=%u max_hold=%u nr_runs=%lu nr_run_folios=%lu nr_looked=%lu",
 		      __entry->cgroup_id, __entry->nid, __entry->nr_scanned,
 		      __entry->nr_tossed, __entry->nr_dirty, __entry->nr_writeback,
 		      __entry->nr_mapped, __entry->nr_busy, __entry->duration_ns,
 		      __entry->ret, __entry->nr_too_big, __entry->nr_slab,
 		      __entry->walks, __entry->max_hold, __entry->nr_runs,
-		      __entry->nr_run_folios)
+		      __entry->nr_run_folios, __entry->nr_looked)
 );
 
 #endif /* _TRACE_TOSS_CACHE_H */

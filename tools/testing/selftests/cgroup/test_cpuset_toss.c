@@ -1430,9 +1430,12 @@ cleanup:
 
 /*
  * A partial toss drops the coldest cache first, by the LRU's own notion of
- * it: of three files on one node, B only read ahead, C read once and A
- * read three times, a toss of 96M drops all of B, then half of C, and
- * keeps A.
+ * it: of three files on one node, A read three times, then C read once,
+ * then B only read ahead, a toss of 96M drops all of C, the oldest of the
+ * LRU's first tier (a folio used at most once, read or only read ahead:
+ * MGLRU's first tier holds both), then half of B, and keeps A.  (Before,
+ * a folio read once was a level of its own after the read-ahead ones:
+ * all of B went, then half of C.)
  */
 static int test_toss_coldest_first(const char *root)
 {
@@ -1473,8 +1476,8 @@ static int test_toss_coldest_first(const char *root)
 		left[i] = resident_on(path[i], node);
 	ksft_print_msg("96M: A (read 3x) %ld, C (1x) %ld, B (read ahead) %ld of %ld pages left\n",
 		       left[0], left[1], left[2], want);
-	if (left[2] > want / 100 || left[0] < want * 99 / 100 ||
-	    left[1] < want * 40 / 100 || left[1] > want * 60 / 100)
+	if (left[1] > want / 100 || left[0] < want * 99 / 100 ||
+	    left[2] < want * 40 / 100 || left[2] > want * 60 / 100)
 		goto cleanup;
 	ret = KSFT_PASS;
 cleanup:
@@ -1670,6 +1673,75 @@ cleanup:
 	unlink(held);
 	unlink(warm);
 	unlink(ahead);
+	return ret;
+}
+
+#define ONCE_SIZE	(192 * MiB)
+#define HOT_SIZE	(32 * MiB)
+#define LOOKED_SLACK	512
+
+/*
+ * The cost of a partial toss follows the amount when the oldest cache was
+ * used once, as a finished job's input usually was: on a node with 192 MiB
+ * read once, then 32 MiB read three times, "4M" drops 4 MiB of the file
+ * read once, keeps the other, and its LRU walks look at no more than the
+ * 1024 folios it drops and LOOKED_SLACK more (nr_looked= of the node's
+ * toss_node_end events: a few memcgs' lists, 64 folios per hold).  When a
+ * folio read once was a level of its own after the unreferenced ones, the
+ * first walk looked at every folio of the lists, and found none.
+ */
+static int test_toss_partial_looked(const char *root)
+{
+	char once[PATH_MAX], hot[PATH_MAX];
+	int ret = KSFT_FAIL, err, ends, a = nth_node(ANY_NODE, 0);
+	char *cg = NULL, *fill = NULL, *trace = NULL;
+	long o0, o1, h0, h1, looked, most, want = 4 * MiB / page_size;
+
+	snprintf(once, sizeof(once), "%s/toss-once1", dir);
+	snprintf(hot, sizeof(hot), "%s/toss-hot3", dir);
+	cg = make_cpuset("job", NODE(a));
+	fill = make_cpuset("fill", NODE(a));
+	trace = malloc(TRACE_BUF);
+	if (!cg || !fill || !trace || create_sparse(once, ONCE_SIZE) ||
+	    create_sparse(hot, HOT_SIZE))
+		goto cleanup;
+	drop_all_caches();
+	if (cg_run(fill, read_times, once) || cg_run(fill, read_times, hot))
+		goto cleanup;
+	o0 = resident_on(once, a);
+	h0 = resident_on(hot, a);
+	if (o0 < ONCE_SIZE / page_size * 99 / 100 || h0 < HOT_SIZE / page_size * 99 / 100) {
+		ksft_print_msg("on node %d: %ld pages read once, %ld read 3 times\n", a, o0, h0);
+		goto cleanup;
+	}
+	if (trace_start())
+		goto cleanup;
+	err = toss(cg, "4M");
+	trace_stop();
+	if (trace_read(trace, TRACE_BUF) < 0)
+		goto cleanup;
+	ends = trace_end_field(trace, a, " nr_looked=", &looked, &most);
+	o1 = resident_on(once, a);
+	h1 = resident_on(hot, a);
+	ksft_print_msg("4M: %d; read once %ld -> %ld pages, read 3x %ld -> %ld\n",
+		       err, o0, o1, h0, h1);
+	ksft_print_msg("%ld folios looked at in %d toss_node_end of node %d\n",
+		       looked, ends, a);
+	if (ends <= 0) {
+		ksft_print_msg("no toss_node_end of node %d with nr_looked=\n", a);
+		goto cleanup;
+	}
+	if (err || o0 - o1 < want * 99 / 100 || h1 < h0 * 99 / 100 ||
+	    looked > want + LOOKED_SLACK)
+		goto cleanup;
+	ret = KSFT_PASS;
+cleanup:
+	trace_stop();
+	free(trace);
+	destroy(fill);
+	destroy(cg);
+	unlink(once);
+	unlink(hot);
 	return ret;
 }
 
@@ -1976,6 +2048,7 @@ static const struct toss_test tests[] = {
 	T(test_toss_coldest_first),
 	T(test_toss_mems_fallback),
 	T(test_toss_partial_walks),
+	T(test_toss_partial_looked),
 	T(test_toss_runs),
 	T(test_toss_v1),
 };
