@@ -1586,7 +1586,7 @@ cleanup:
  * A partial toss walks LRU lists, not the node: with 320 MiB mapped (kept),
  * 192 MiB read three times and 16 MiB only read ahead on a node, "64M"
  * takes all of the read-ahead pages and 48 MiB of the warm file (the
- * unreferenced first, then the rest, oldest first), with no walk of the
+ * first tier first, then the rest, oldest first), with no walk of the
  * node's page frames (walks=0 in every toss_node_end of the node), in at
  * most 6 times the time of one walk of the node (a "1" that finds nothing
  * to drop).  The code before the LRU walk made a counting walk and a
