@@ -32,14 +32,8 @@ fi
 
 # In the namespace: the VM's four nodes with memory, 64 MiB of page cache
 # on each.
-sys=/sys/devices/system
-mount -t tmpfs none $sys/node
-echo 0-3 > $sys/node/online
-echo 0-3 > $sys/node/has_memory
-for n in 0 1 2 3; do
-	mkdir $sys/node/node$n
-	echo "Node $n FilePages:       65536 kB" > $sys/node/node$n/meminfo
-done
+. "$u/fake-topology.sh"
+fake_topology || exit 1
 
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }

@@ -38,15 +38,8 @@ fi
 
 # In the namespace: the VM's topology (node 1: CPUs 1,3; node 2: CPU 2),
 # a /run of our own.
-sys=/sys/devices/system
-mount -t tmpfs none $sys/node
-echo 0-3 > $sys/node/online
-echo 0-3 > $sys/node/has_memory
-for n in 0 1 2 3; do mkdir $sys/node/node$n; done
-echo 0 > $sys/node/node0/cpulist
-echo 1,3 > $sys/node/node1/cpulist
-echo 2 > $sys/node/node2/cpulist
-echo > $sys/node/node3/cpulist
+. "$u/fake-topology.sh"
+fake_topology || exit 1
 mount -t tmpfs -o mode=0755 none /run
 
 fails=0

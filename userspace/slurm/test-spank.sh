@@ -60,19 +60,8 @@ if [ -z "${SPANK_TEST_NS:-}" ]; then
 fi
 
 # In the namespace: the VM's topology, and a /run of our own.
-sys=/sys/devices/system
-mount -t tmpfs none $sys/node
-echo 0-3 > $sys/node/online
-echo 0-3 > $sys/node/possible
-echo 0-3 > $sys/node/has_memory
-echo 0-2 > $sys/node/has_cpu
-for n in 0 1 2 3; do
-	mkdir $sys/node/node$n
-done
-echo 0 > $sys/node/node0/cpulist
-echo 1,3 > $sys/node/node1/cpulist
-echo 2 > $sys/node/node2/cpulist
-echo > $sys/node/node3/cpulist
+. "$u/fake-topology.sh"
+fake_topology || exit 1
 # CPUs 1 and 3 (node 1) are SMT siblings: 4 CPUs, 3 cores
 mount -t tmpfs none $sys/cpu
 echo 0-3 > $sys/cpu/online

@@ -1550,11 +1550,7 @@ static int test_toss_mems_fallback(const char *root)
 	if (err != -EINVAL || check_nodes(0))
 		bad |= 1;
 
-	if (trace_start())
-		goto cleanup;
-	err = toss(all, "8K slab=1");
-	trace_stop();
-	if (trace_read(trace, TRACE_BUF) < 0)
+	if (toss_with_trace(all, "8K slab=1", trace, &err))
 		goto cleanup;
 	for (n = first_node(mem_nodes); n >= 0; n = next_node(n, mem_nodes)) {
 		if (!trace_begin_with(trace, n, " slab=1")) {
@@ -1638,13 +1634,9 @@ static int test_toss_partial_walks(const char *root)
 		ksft_print_msg("on node %d: %ld pages read 3 times, %ld read ahead\n", a, w0, a0);
 		goto cleanup;
 	}
-	if (trace_start())
+	if (toss_with_trace(cg, "64M", trace, &err))
 		goto cleanup;
-	err = toss(cg, "64M");
-	trace_stop();
 	us = toss_last(cg, "toss_usec");
-	if (trace_read(trace, TRACE_BUF) < 0)
-		goto cleanup;
 	ends = trace_end_field(trace, a, " walks=", &sum, &most);
 	walks = ends > 0 ? sum : ends ? -1 : -2;
 	w1 = resident_on(warm, a);
@@ -1714,11 +1706,7 @@ static int test_toss_partial_looked(const char *root)
 		ksft_print_msg("on node %d: %ld pages read once, %ld read 3 times\n", a, o0, h0);
 		goto cleanup;
 	}
-	if (trace_start())
-		goto cleanup;
-	err = toss(cg, "4M");
-	trace_stop();
-	if (trace_read(trace, TRACE_BUF) < 0)
+	if (toss_with_trace(cg, "4M", trace, &err))
 		goto cleanup;
 	ends = trace_end_field(trace, a, " nr_looked=", &looked, &most);
 	o1 = resident_on(once, a);
@@ -1815,7 +1803,7 @@ static int cmp_u64(const void *a, const void *b)
  */
 static int test_toss_runs(const char *root)
 {
-	int ret = KSFT_FAIL, i, ends, a = nth_node(ANY_NODE, 0);
+	int ret = KSFT_FAIL, i, ends, err, a = nth_node(ANY_NODE, 0);
 	char stem[PATH_MAX], path[PATH_MAX + 16];
 	struct run_frames rf = { .max = RUN_FILES * RUN_FILE_SIZE / 4096 };
 	long runs, folios, most, stretches = 0, left = 0;
@@ -1851,12 +1839,7 @@ static int test_toss_runs(const char *root)
 		if (!i || (rf.pfn[i] & 0xff) != (rf.pfn[i - 1] & 0xff))
 			stretches++;
 	stretch_mean = (double)rf.nr / stretches;
-	if (trace_start())
-		goto cleanup;
-	if (toss(cg, "1"))
-		goto cleanup;
-	trace_stop();
-	if (trace_read(trace, TRACE_BUF) < 0)
+	if (toss_with_trace(cg, "1", trace, &err) || err)
 		goto cleanup;
 	ends = trace_end_field(trace, a, " nr_runs=", &runs, &most);
 	if (ends <= 0 || trace_end_field(trace, a, " nr_run_folios=", &folios, &most) <= 0) {

@@ -905,6 +905,20 @@ long trace_read(char *buf, size_t size)
 }
 
 /*
+ * toss() of @req in @cg with the toss_cache events on: its result in
+ * *@err and the trace in @trace (TRACE_BUF bytes).  Returns 0, or -1 when
+ * the trace could not be set up or read.
+ */
+int toss_with_trace(const char *cg, const char *req, char *trace, int *err)
+{
+	if (trace_start())
+		return -1;
+	*err = toss(cg, req);
+	trace_stop();
+	return trace_read(trace, TRACE_BUF) < 0 ? -1 : 0;
+}
+
+/*
  * The values of @field (" walks=", say) in node @nid's toss_node_end events
  * in @trace: their sum into *@sum and their largest into *@most.  Returns
  * how many events there are, or -1 if one has no @field.

@@ -132,6 +132,7 @@ int trace_clear(const char *tr);
 int trace_start(void);
 void trace_stop(void);
 long trace_read(char *buf, size_t size);
+int toss_with_trace(const char *cg, const char *req, char *trace, int *err);
 int trace_end_field(const char *trace, int nid, const char *field,
 		    long *sum, long *most);
 
