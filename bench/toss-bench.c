@@ -434,14 +434,21 @@ static void sample_end(void)
 	fflush(stdout);
 }
 
+/* The fields of a drop whose target is node 1's cache. */
+static void drop_fields(unsigned long bytes, double sec, const unsigned long *a,
+			const unsigned long *b, int err)
+{
+	printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
+	       ", \"collateral_bytes\": %lu, \"errno\": %d",
+	       bytes, sec, lost(a, b, 1), lost_elsewhere(a, b, 1), -err);
+}
+
 /* The sample of a drop whose target is node 1's cache. */
 static void sample_drop(const char *scenario, const char *method, unsigned long bytes,
 			double sec, const unsigned long *a, const unsigned long *b, int err)
 {
 	sample_begin(scenario, method);
-	printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
-	       ", \"collateral_bytes\": %lu, \"errno\": %d",
-	       bytes, sec, lost(a, b, 1), lost_elsewhere(a, b, 1), -err);
+	drop_fields(bytes, sec, a, b, err);
 	sample_end();
 }
 
@@ -920,9 +927,7 @@ static void scenario8(void)
 					 i == 0 ? "partial" : i == 1 ? "whole" :
 					 i == 2 ? "drop_caches" : "empty_walk");
 				sample_begin("8", name);
-				printf(", \"bytes\": %lu, \"seconds\": %.6f, \"dropped\": %lu"
-				       ", \"collateral_bytes\": %lu, \"errno\": %d",
-				       amount, sec, lost(a, b, 1), lost_elsewhere(a, b, 1), -err);
+				drop_fields(amount, sec, a, b, err);
 				if (i == 0)
 					printf(", \"looked\": %lu", e.looked);
 				sample_end();
