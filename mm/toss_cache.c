@@ -500,67 +500,16 @@ struct toss_batch {
 };
 
 /*
- * Back on its LRU list, a folio an LRU walk isolated and keeps: under MGLRU
- * in the generation it was taken from (or the oldest, if that one is gone
- * meanwhile), with its tier, not promoted as folio_putback_lru() would
- * promote it, at the young end of the list, as isolate_lru_folios() rotates
- * the folios it cannot take.  A folio that became unevictable meanwhile
- * (mlocked, its mapping made unevictable) goes through folio_putback_lru(),
- * which puts it on the unevictable list, as lru_add() would.  Drops our
- * reference.
- */
-static void toss_putback(struct folio *folio, int gen)
-{
-#ifdef CONFIG_LRU_GEN
-	struct lru_gen_folio *lrugen;
-	struct lruvec *lruvec;
-	unsigned long seq;
-
-	if (gen < 0)
-		goto putback;
-	/*
-	 * Off the LRU, the folio cannot move to another lruvec: what
-	 * folio_lruvec_lock_irq() does, with the lock taken here, where
-	 * sparse sees it.
-	 */
-	lruvec = folio_lruvec(folio);
-	spin_lock_irq(&lruvec->lru_lock);
-	lrugen = &lruvec->lrugen;
-	if (!lrugen->enabled || !folio_evictable(folio) ||
-	    !folio_is_file_lru(folio)) {
-		spin_unlock_irq(&lruvec->lru_lock);
-		goto putback;
-	}
-	for (seq = lrugen->min_seq[LRU_GEN_FILE]; seq <= lrugen->max_seq; seq++)
-		if (lru_gen_from_seq(seq) == gen)
-			break;
-	if (seq > lrugen->max_seq)
-		gen = lru_gen_from_seq(lrugen->min_seq[LRU_GEN_FILE]);
-	/* lru_gen_del_folio() set PG_active for the young generations. */
-	set_mask_bits(&folio->flags, LRU_GEN_MASK | BIT(PG_active),
-		      (gen + 1UL) << LRU_GEN_PGOFF);
-	lru_gen_update_size(lruvec, folio, -1, gen);
-	list_add(&folio->lru,
-		 &lrugen->folios[gen][LRU_GEN_FILE][folio_zonenum(folio)]);
-	folio_set_lru(folio);
-	spin_unlock_irq(&lruvec->lru_lock);
-	folio_put(folio);
-	return;
-putback:
-#endif
-	folio_putback_lru(folio);
-}
-
-/*
  * Done with a folio that an LRU walk isolated: back on its LRU list if it
- * stays (dropping our reference), or just off the isolated count if it was
+ * stays, in its generation and with its tier (folio_putback_lru_gen(),
+ * which drops our reference), or just off the isolated count if it was
  * tossed (the release batch drops our reference and frees it).
  */
 static void toss_unisolate(struct folio *folio, bool putback, int gen)
 {
 	node_stat_mod_folio(folio, NR_ISOLATED_FILE, -folio_nr_pages(folio));
 	if (putback)
-		toss_putback(folio, gen);
+		folio_putback_lru_gen(folio, gen);
 }
 
 /* Done with a pinned folio that stays in the page cache. */
@@ -1242,18 +1191,8 @@ static unsigned int toss_isolate(struct toss_scan *s, struct list_head *dst,
 			break;
 		}
 		looked++;
-#ifdef CONFIG_LRU_GEN
-		if (s->gen >= 0) {
-			int gen = folio_lru_gen(folio);
-
-			if (gen >= 0 && gen != s->gen) {
-				list_move(&folio->lru,
-					  &lruvec->lrugen.folios[gen][LRU_GEN_FILE]
-								[folio_zonenum(folio)]);
-				continue;
-			}
-		}
-#endif
+		if (s->gen >= 0 && lru_gen_move_promoted(lruvec, folio, s->gen))
+			continue;
 		s->left -= min_t(unsigned long, s->left, nr);
 		if (folio_mapped(folio))
 			why = &tc->nr_mapped;
