@@ -29,6 +29,16 @@
 # The exit status is the command's, or 124 on a timeout, or 125 when the
 # kernel console shows a splat (BUG, WARNING, lockdep, Oops, stall, ...),
 # whatever the command returned.
+#
+# A boot that hangs: under TCG on this 2-core host, a guest has once gone
+# silent 3 s into its boot (after virtio_blk found its disks) and stayed
+# silent until the timeout, 30 minutes later; the same image and kernel
+# booted normally the next times.  So when the console stays silent for
+# $BOOT_SILENCE seconds (default 300) before the guest printed VM-READY,
+# vm-run stops QEMU, says so on stderr, keeps that console as <log>.hung
+# and boots once more with fresh disks.  A second silent boot fails (126).
+# A guest that prints anything (a splat, a stall report) is not silent:
+# only a wholly silent boot is retried.  BOOT_SILENCE=0 turns this off.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kernel="" initrd="" rootimg="" files="" tmo=${VM_TIMEOUT:-600} accel=${ACCEL:-tcg}
@@ -37,6 +47,7 @@ NODE_MEM=${NODE_MEM:-768M}
 DISK_SIZE=${DISK_SIZE:-2G}
 XFS_SIZE=${XFS_SIZE:-1G}
 NODE_CPUS=${NODE_CPUS:-0 1 2 -}
+BOOT_SILENCE=${BOOT_SILENCE:-300}
 # TOOLS_IMG=img: a read-only third disk, mounted at /opt/tools (fio and
 # stress-ng, from scripts/tools-disk.sh).
 TOOLS_IMG=${TOOLS_IMG:-}
@@ -85,23 +96,26 @@ else
 	append=""
 fi
 
-disk=${keep:-$work/scratch.img}
-if [ -z "$keep" ] || [ ! -f "$keep" ]; then
-	rm -f "$disk"
-	truncate -s "$DISK_SIZE" "$disk"
-	mkfs.ext4 -q -F -L scratch -E lazy_itable_init=1,lazy_journal_init=1 "$disk" >/dev/null ||
-		{ echo "vm-run: mkfs.ext4 failed" >&2; exit 2; }
-fi
+# The scratch (unless -d keeps it), XFS and delay disks, fresh for a boot.
+make_disks() {
+	disk=${keep:-$work/scratch.img}
+	if [ -z "$keep" ] || [ ! -f "$keep" ]; then
+		rm -f "$disk"
+		truncate -s "$DISK_SIZE" "$disk"
+		mkfs.ext4 -q -F -L scratch -E lazy_itable_init=1,lazy_journal_init=1 "$disk" >/dev/null ||
+			{ echo "vm-run: mkfs.ext4 failed" >&2; return 2; }
+	fi
 
-truncate -s "$XFS_SIZE" "$work/xfs.img"
-mkfs.xfs -q -f -L tossxfs "$work/xfs.img" >/dev/null ||
-	{ echo "vm-run: mkfs.xfs failed" >&2; exit 2; }
+	truncate -s "$XFS_SIZE" "$work/xfs.img"
+	mkfs.xfs -q -f -L tossxfs "$work/xfs.img" >/dev/null ||
+		{ echo "vm-run: mkfs.xfs failed" >&2; return 2; }
 
-# A small ext4 without a journal, which a selftest puts behind a
-# device-mapper delay target (test_toss_writes_held): found by its serial.
-truncate -s 64M "$work/delay.img"
-mkfs.ext4 -q -F -O ^has_journal -L tossdelay "$work/delay.img" >/dev/null ||
-	{ echo "vm-run: mkfs.ext4 of the delay disk failed" >&2; exit 2; }
+	# A small ext4 without a journal, which a selftest puts behind a
+	# device-mapper delay target (test_toss_writes_held): found by its serial.
+	truncate -s 64M "$work/delay.img"
+	mkfs.ext4 -q -F -O ^has_journal -L tossdelay "$work/delay.img" >/dev/null ||
+		{ echo "vm-run: mkfs.ext4 of the delay disk failed" >&2; return 2; }
+}
 
 tools=()
 [ -z "$TOOLS_IMG" ] || tools=(-drive "file=$TOOLS_IMG,if=virtio,format=raw,readonly=on")
@@ -133,17 +147,67 @@ for n in 0 1 2 3; do
 done
 memsz=$(( $(numfmt --from=iec "$NODE_MEM") * 4 / 1048576 ))M
 
-timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
-	-machine q35 -smp $ncpus,sockets=$ncpus,cores=1,threads=1 -m "$memsz" "${numa[@]}" \
-	-kernel "$kernel" "${boot[@]}" \
-	-append "console=ttyS0 panic=-1 loglevel=6 $append ${VM_APPEND:-}" \
-	-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \
-	-drive "file=$work/xfs.img,if=virtio,format=raw,cache=unsafe" "${tools[@]}" \
-	-drive "file=$work/delay.img,if=none,id=delay,format=raw,cache=unsafe" \
-	-device virtio-blk-pci,drive=delay,serial=tossdelay,addr=0x18 \
-	-display none -no-reboot -serial stdio -monitor none -nodefaults \
-	< /dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log"
-qrc=${PIPESTATUS[0]}
+# qemu under timeout, its pid in $work/qpid for the watchdog.
+run_qemu() {
+	echo $BASHPID > "$work/qpid"
+	exec timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel_args[@]}" \
+		-machine q35 -smp $ncpus,sockets=$ncpus,cores=1,threads=1 -m "$memsz" "${numa[@]}" \
+		-kernel "$kernel" "${boot[@]}" \
+		-append "console=ttyS0 panic=-1 loglevel=6 $append ${VM_APPEND:-}" \
+		-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \
+		-drive "file=$work/xfs.img,if=virtio,format=raw,cache=unsafe" "${tools[@]}" \
+		-drive "file=$work/delay.img,if=none,id=delay,format=raw,cache=unsafe" \
+		-device virtio-blk-pci,drive=delay,serial=tossdelay,addr=0x18 \
+		-display none -no-reboot -serial stdio -monitor none -nodefaults \
+		< /dev/null
+}
+
+# Until the guest prints VM-READY: stop QEMU when the console has not
+# grown for $BOOT_SILENCE seconds, and leave $work/hung.
+watch_boot() {
+	local size last=-1 still=0 pid
+	while [ ! -s "$work/qpid" ]; do sleep 1; done
+	pid=$(cat "$work/qpid")
+	while kill -0 "$pid" 2>/dev/null; do
+		grep -q '^VM-READY' "$log" 2>/dev/null && return 0
+		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		if [ "$size" = "$last" ]; then
+			still=$((still + 5))
+		else
+			still=0 last=$size
+		fi
+		if [ "$still" -ge "$BOOT_SILENCE" ]; then
+			touch "$work/hung"
+			kill -TERM "$pid"
+			return 0
+		fi
+		sleep 5
+	done
+}
+
+for attempt in 1 2; do
+	rm -f "$work/hung" "$work/qpid"
+	make_disks || exit 2
+	: > "$log"
+	wpid=
+	if [ "$BOOT_SILENCE" -gt 0 ]; then
+		watch_boot & wpid=$!
+	fi
+	run_qemu 2>&1 | stdbuf -oL tr -d '\r' | tee "$log"
+	qrc=${PIPESTATUS[0]}
+	if [ -n "$wpid" ]; then
+		kill "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+	fi
+	[ -f "$work/hung" ] || break
+	cp "$log" "$log.hung"
+	echo "vm-run: boot $attempt: the console was silent for ${BOOT_SILENCE}s before VM-READY; QEMU stopped, console kept in $log.hung" >&2
+	if [ "$attempt" = 2 ]; then
+		echo "vm-run: the second boot hung too" >&2
+		exit 126
+	fi
+	echo "vm-run: booting again" >&2
+done
 
 status=$(sed -n 's/^VM-EXIT-STATUS: \([0-9]*\)$/\1/p' "$log" | tail -1)
 splat_re='BUG:|WARNING:|Oops|KASAN|UBSAN|Kernel panic|kernel BUG at|general protection fault|possible (circular|recursive) locking|INFO: (task .* blocked|lockdep|possible|trying to register)|rcu: INFO|detected stalls|soft lockup|hung_task'

@@ -47,11 +47,7 @@ lxc_ct() {
 # lxc_wait_init <rootfs>: until the container's init has recorded its
 # cgroup's toss count (5 s at most).
 lxc_wait_init() {
-	local i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -s "$1/tmp/stat" ] && break
-		sleep 0.5
-	done
+	wait_for 5 test -s "$1/tmp/stat"
 }
 
 # lxc_check <rootfs> <init pid> <nodes expected tossed...>: the nodes'

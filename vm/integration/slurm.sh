@@ -54,24 +54,17 @@ slurm_cgroup_conf() {	# slurm_cgroup_conf yes|no: ConstrainCores
 	printf 'CgroupPlugin=cgroup/v2\nConstrainCores=%s\n' "$1" > /etc/slurm/cgroup.conf
 }
 
+node_idle() { timeout 5 sinfo -h -o %T 2>/dev/null | grep -Eq 'idle|mixed'; }
 slurm_idle() {	# the node is up and takes jobs
-	local i
-	for i in $(seq 60); do
-		timeout 5 sinfo -h -o %T 2>/dev/null | grep -Eq 'idle|mixed' && return 0
-		sleep 1
-	done
+	wait_for 60 node_idle && return 0
 	log "the Slurm node did not become idle: $(timeout 5 sinfo 2>&1)"
 	return 1
 }
 
+jobs_running() { [ "$(timeout 5 squeue -h -t R | wc -l)" -ge 1 ]; }
 slurm_blocker() {	# a job on CPU 0 for the tests to run next to
 	timeout 30 sbatch -n1 -J blocker -o /dev/null --wrap 'sleep 3600' > /dev/null || return 1
-	local i
-	for i in $(seq 30); do
-		[ "$(timeout 5 squeue -h -t R | wc -l)" -ge 1 ] && return 0
-		sleep 1
-	done
-	return 1
+	wait_for 30 jobs_running
 }
 
 # What a task prints about its job: "job <id>" and "cpus <the job
@@ -164,16 +157,13 @@ test_slurm_refused_keys() {
 # concurrent steps included.  Then a job that asked nothing at its start
 # and whose two concurrent steps ask: the decision was made at the start,
 # no step tosses the job's own cache, warm by then.
+job_gone() { [ -z "$(timeout 5 squeue -h -j "$1" -o %T 2>/dev/null)" ]; }
 slurm_batch() {	# slurm_batch <out> <sbatch args...>: wait for its end
-	local id i st o=$1
+	local id o=$1
 	shift
 	rm -f "$o"
 	id=$(timeout 30 sbatch --parsable -n1 -c2 -o "$o" "$@") || return 1
-	for i in $(seq 120); do
-		st=$(timeout 5 squeue -h -j "$id" -o %T 2>/dev/null)
-		[ -z "$st" ] && break
-		sleep 1
-	done
+	wait_for 120 job_gone "$id"
 	echo "$id"
 }
 
@@ -220,12 +210,7 @@ salloc_no_shell() {	# salloc_no_shell <salloc args...>: the job id
 }
 
 wait_job_tossed() {	# wait_job_tossed <id>: slurmd logged its toss (30 s)
-	local i
-	for i in $(seq 30); do
-		grep -q "cpuset_toss: job $1: tossed" $SLURMD_LOG && return 0
-		sleep 1
-	done
-	return 1
+	wait_for 30 grep -q "cpuset_toss: job $1: tossed" $SLURMD_LOG
 }
 
 test_slurm_no_step() {

@@ -13,11 +13,8 @@ SD=/etc/systemd/system
 seen_cmd() { echo "fincore -b -n -o RES $FILL/n1 > /run/seen-$1; exec sleep 600"; }
 seen() { local v=-1; read -r v < /run/seen-"$1"; echo "$v"; } 2> /dev/null
 expect_seen0() {	# expect_seen0 <unit>: its start (sh) has run fincore
-	local v i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -s /run/seen-"$1" ] && break
-		sleep 0.5
-	done
+	local v
+	wait_for 5 test -s /run/seen-"$1"
 	v=$(seen "$1")
 	log "$1 saw $v bytes of node 1's file cached at its start"
 	[ "$v" = 0 ]
@@ -269,17 +266,14 @@ test_systemd_refused_slices() {
 # unit read must not wait in another's.
 SD_USER=tossjob
 test_systemd_user() {
-	local bad=0 uid i out=/tmp/user-toss.out f=$FILL/user run
+	local bad=0 uid out=/tmp/user-toss.out f=$FILL/user run
 	id $SD_USER > /dev/null 2>&1 || useradd -M -d /nonexistent -s /bin/sh $SD_USER || return 1
 	uid=$(id -u $SD_USER)
 	mkdir -p $SD/user@.service.d
 	printf '[Service]\nDelegate=cpu cpuset io memory pids\n' > $SD/user@.service.d/delegate.conf
 	systemctl daemon-reload
 	loginctl enable-linger $SD_USER
-	for i in $(seq 40); do
-		[ -S /run/user/$uid/systemd/private ] && break
-		sleep 0.5
-	done
+	wait_for 20 test -S /run/user/$uid/systemd/private
 	shows user@$uid.service DelegateControllers cpuset || bad=1
 	[ -f $f ] || dd if=/dev/zero of=$f bs=1M count=$MIB status=none
 	# The user's: mincore() tells others every page is cached.
@@ -306,10 +300,7 @@ test_systemd_user() {
 		systemd-run --user --quiet --unit=usertoss -p AllowedMemoryNodes=1 \
 		-p AllowedCPUs=${N1CPUS%%[,-]*} -p StandardOutput=truncate:$out \
 		sh -c "$run" sh $f || bad=1
-	for i in $(seq 60); do
-		grep -q '^done' $out 2> /dev/null && break
-		sleep 0.5
-	done
+	wait_for 30 grep -qs '^done' $out
 	sed 's/^/# unit: /' $out 2> /dev/null
 	grep -qx 'mems 1' $out &&
 		grep -qx "read $((MIB << 20))" $out &&
