@@ -18,7 +18,11 @@
 #
 # Topology: nodes 0, 1, 2 with one vCPU and $NODE_MEM each, node 3 with
 # $NODE_MEM and no CPU.  NODE_CPUS="0 1,3 2 -" (the bench's) gives node 1
-# a second vCPU, CPU 3; "-" is a node without CPU.  A fresh sparse XFS
+# a second vCPU, CPU 3; "-" is a node without CPU.  NODE_MEMS="2G 512G 2G
+# 2G" gives each node its own size.  The guest's memory is not reserved
+# on the host (reserve=off): a page costs the host memory once the guest
+# touches it, so a node larger than the host's memory costs it only its
+# page frames' struct pages (1/64 of the node) until it is filled.  A fresh sparse XFS
 # disk ($XFS_SIZE) is mounted at /mnt/xfs (XFS has large folios in its
 # page cache).  A fresh sparse ext4 scratch disk ($DISK_SIZE) is mounted at
 # /mnt/scratch.  A last disk, 64 MiB of ext4 without a journal with the
@@ -134,8 +138,12 @@ numa=()
 ncpus=0
 read -ra node_cpus <<< "$NODE_CPUS"
 [ ${#node_cpus[@]} = 4 ] || { echo "vm-run: NODE_CPUS needs 4 entries: $NODE_CPUS" >&2; exit 2; }
+read -ra node_mems <<< "${NODE_MEMS:-$NODE_MEM $NODE_MEM $NODE_MEM $NODE_MEM}"
+[ ${#node_mems[@]} = 4 ] || { echo "vm-run: NODE_MEMS needs 4 entries: $NODE_MEMS" >&2; exit 2; }
+memmb=0
 for n in 0 1 2 3; do
-	numa+=(-object "memory-backend-ram,id=m$n,size=$NODE_MEM")
+	numa+=(-object "memory-backend-ram,id=m$n,size=${node_mems[$n]},reserve=off")
+	memmb=$(( memmb + $(numfmt --from=iec "${node_mems[$n]}") / 1048576 ))
 	cpus=
 	if [ "${node_cpus[$n]}" != - ]; then
 		for c in ${node_cpus[$n]//,/ }; do
@@ -145,7 +153,7 @@ for n in 0 1 2 3; do
 	fi
 	numa+=(-numa "node,nodeid=$n$cpus,memdev=m$n")
 done
-memsz=$(( $(numfmt --from=iec "$NODE_MEM") * 4 / 1048576 ))M
+memsz=${memmb}M
 
 # qemu under timeout, its pid in $work/qpid for the watchdog.
 run_qemu() {
