@@ -20,8 +20,8 @@
 # Scenario 13 (partial tosses of a large node) runs in a boot of its own,
 # where node 1 has $BENCH_BIG_NODE (default 512G).  The host gives the
 # guest memory only as it is touched: such a node costs the host its
-# struct pages (1/64 of it, 8 GiB for 512G) and the cache the scenario
-# reads into it (1.5 GiB).
+# struct pages (1/64 of it: 8 GiB for 512G, 16 GiB for 1T) and the cache
+# the scenario reads into it (1.5 GiB).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 out=$3

@@ -154,6 +154,12 @@ for n in 0 1 2 3; do
 	numa+=(-numa "node,nodeid=$n$cpus,memdev=m$n")
 done
 memsz=${memmb}M
+# TCG's CPU addresses 1 TiB (40 physical address bits); q35 puts the PCI
+# hole and the 64-bit PCI window after the memory, so a guest of more
+# than about 500 GiB needs more address bits.
+if [ "$accel" = tcg ] && [ "$memmb" -gt $((256 * 1024)) ]; then
+	accel_args=(-accel tcg,thread=multi -cpu max,phys-bits=44)
+fi
 
 # qemu under timeout, its pid in $work/qpid for the watchdog.
 run_qemu() {
