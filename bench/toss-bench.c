@@ -888,8 +888,13 @@ static void partial_tosses(const char *scen, unsigned long bytes,
 			unsigned long amount = (quick && m[j].mib > 128 ? m[j].mib / 4 : m[j].mib) * MiB;
 
 			for (int k = 0; k < np; k++) {
-				/* 0 partial, 1 whole, 2 empty walk, 3 drop_caches */
-				int i = (k + r) % np;
+				/*
+				 * 0 partial, 1 whole, 2 empty walk, 3 drop_caches;
+				 * in the order partial, whole, drop_caches, empty
+				 * walk when there are four.
+				 */
+				int i = (k + r) % np == 2 && drop ? 3 :
+					(k + r) % np == 3 ? 2 : (k + r) % np;
 				struct target t = { cg, paths, 2, amount, NULL, NULL };
 				unsigned long a[NODES], b[NODES];
 				struct node_end e = { 0 };
