@@ -398,7 +398,8 @@ def report(rows, a):
     def partial(scen, names, bounds):
         s8 = [r for r in rows if r["scenario"] == scen]
         node = max([r.get("node_bytes", 0) for r in s8] or [0])
-        where = "node 1 of %d GiB" % round(node / GIB) if node else "node 1"
+        # (samples of before scenario 13 do not give the node's size)
+        where = "node 1 of %s" % ("%d GiB" % round(node / GIB) if node else a.node_mem.replace("G", " GiB"))
         body = []
         for name in names:
             rs = {r["method"]: r for r in s8 if r["method"].startswith(name + "_")}
@@ -631,6 +632,8 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     made = charts(plots, a.out)
 
+    big = [r.get("node_bytes", 0) for r in rows if r["scenario"] == "13"]
+    big = "; scenario 13 in a boot where node 1 has %d GiB (MemTotal)" % round(max(big) / GIB) if big else ""
     head = ["# `make bench%s`: cpuset.memory_toss_cache against its peers\n" % (" BENCH_QUICK=1" if a.quick else ""),
             "- Date: %s (when the VM's console log was written)" % datetime.datetime.fromtimestamp(
                 os.path.getmtime(a.log), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -638,7 +641,7 @@ def main():
             "- QEMU: %s, accelerator %s" % (a.qemu, a.accel.upper()),
             "- VM: 4 NUMA nodes of %s; node 1 with two vCPUs (1 and 3), nodes 0 and 2 with one, "
             "node 3 without CPU; "
-            "host: %d cores" % (a.node_mem, os.cpu_count()),
+            "host: %d cores%s" % (a.node_mem, os.cpu_count(), big),
             "- Repetitions: %d%s" % (a.reps, " (quick run: smaller data sets)" if a.quick else ""),
             ""]
     def verdict(t):
