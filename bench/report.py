@@ -396,13 +396,13 @@ def report(rows, a):
 
     # 8 and 13: tossing part of a node
     def partial(scen, names, bounds):
-        s8 = [r for r in rows if r["scenario"] == scen]
-        node = max([r.get("node_bytes", 0) for r in s8] or [0])
+        ss = [r for r in rows if r["scenario"] == scen]
+        node = max([r.get("node_bytes", 0) for r in ss] or [0])
         # (samples of before scenario 13 do not give the node's size)
         where = "node 1 of %s" % ("%d GiB" % round(node / GIB) if node else a.node_mem.replace("G", " GiB"))
         body = []
         for name in names:
-            rs = {r["method"]: r for r in s8 if r["method"].startswith(name + "_")}
+            rs = {r["method"]: r for r in ss if r["method"].startswith(name + "_")}
             part = rs.get(name + "_partial")
             if not part:
                 continue
