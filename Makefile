@@ -296,8 +296,10 @@ debian-img: deps debs
 	@$(TOP)/scripts/debian-img.sh $(DIMG) $(DEBS)
 
 # Benchmarks: the non-debug kernel on four 2 GiB nodes, every method on the
-# same data in one boot; results in bench/results.  BENCH_QUICK=1 for a
-# short run on every change to the toss path.
+# same data in one boot (scenario 11 in a second, with four vCPUs on node 1;
+# scenario 13 in a third, with node 1 of BENCH_BIG_NODE, default 512G);
+# results in bench/results.  BENCH_QUICK=1 for a short run on every change
+# to the toss path.
 bench: PKGS += gnuplot-nox
 bench: deps kernel-bench initramfs
 	@$(TOP)/scripts/bench.sh $(XKERNEL) $(INITRAMFS) \
