@@ -73,6 +73,13 @@ def agg(key, ss):
     return row
 
 
+def node1_gib(rows, scen):
+    """Node 1's MemTotal in GiB in a scenario's samples, or None (samples
+    of before scenario 13 do not give it)."""
+    node = max([r.get("node_bytes", 0) for r in rows if r["scenario"] == scen] or [0])
+    return round(node / GIB) if node else None
+
+
 def paired(samples, scen, mg, b, a, b_method, time=False, ok_errnos=()):
     """Per-repetition ratios of method a over method b_method on the same
     data (size b, MGLRU mg): throughput a / throughput b, or with time=True
@@ -397,9 +404,8 @@ def report(rows, a):
     # 8 and 13: tossing part of a node
     def partial(scen, names, bounds):
         ss = [r for r in rows if r["scenario"] == scen]
-        node = max([r.get("node_bytes", 0) for r in ss] or [0])
-        # (samples of before scenario 13 do not give the node's size)
-        where = "node 1 of %s" % ("%d GiB" % round(node / GIB) if node else a.node_mem.replace("G", " GiB"))
+        gib = node1_gib(rows, scen)
+        where = "node 1 of %s" % ("%d GiB" % gib if gib else a.node_mem.replace("G", " GiB"))
         body = []
         for name in names:
             rs = {r["method"]: r for r in ss if r["method"].startswith(name + "_")}
@@ -439,9 +445,8 @@ def report(rows, a):
         md.append(table(head8, body) + "\n")
     body = partial("13", ("16M", "64M", "free"), {"16M": 0.1, "64M": 0.2, "free": 0.2})
     if body:
-        node = max(r.get("node_bytes", 0) for r in rows if r["scenario"] == "13")
         md.append("## 13. Tossing part of a large node: scenario 8's cache on a node 1 of %d GiB\n"
-                  % round(node / GIB))
+                  % node1_gib(rows, "13"))
         md.append("A boot of its own, where node 1 is large enough for a walk of its page frames to cost "
                   "what it does on the machines this is for. The host backs the guest's memory only "
                   "where the guest touches it, so the node holds the same cache as in scenario 8 (a "
@@ -632,8 +637,8 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     made = charts(plots, a.out)
 
-    big = [r.get("node_bytes", 0) for r in rows if r["scenario"] == "13"]
-    big = "; scenario 13 in a boot where node 1 has %d GiB (MemTotal)" % round(max(big) / GIB) if big else ""
+    big = node1_gib(rows, "13")
+    big = "; scenario 13 in a boot where node 1 has %d GiB (MemTotal)" % big if big else ""
     head = ["# `make bench%s`: cpuset.memory_toss_cache against its peers\n" % (" BENCH_QUICK=1" if a.quick else ""),
             "- Date: %s (when the VM's console log was written)" % datetime.datetime.fromtimestamp(
                 os.path.getmtime(a.log), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

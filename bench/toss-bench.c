@@ -871,8 +871,16 @@ struct amount {
 static void partial_tosses(const char *scen, unsigned long bytes,
 			   const struct amount *m, int nm, int drop)
 {
-	unsigned long node = node_meminfo(1, "MemTotal");
+	enum { PARTIAL, WHOLE, DROP_CACHES, EMPTY_WALK };
+	static const char *const kind[] = {
+		"partial", "whole", "drop_caches", "empty_walk",
+	};
+	/* The methods of a repetition, in the order that turns round. */
+	static const int with_drop[] = { PARTIAL, WHOLE, DROP_CACHES, EMPTY_WALK };
+	static const int without[] = { PARTIAL, WHOLE, EMPTY_WALK };
+	const int *order = drop ? with_drop : without;
 	int np = drop ? 4 : 3;
+	unsigned long node = node_meminfo(1, "MemTotal");
 	char *paths[2], req[64], cg[8];
 
 	snprintf(cg, sizeof(cg), "s%s", scen);
@@ -888,13 +896,7 @@ static void partial_tosses(const char *scen, unsigned long bytes,
 			unsigned long amount = (quick && m[j].mib > 128 ? m[j].mib / 4 : m[j].mib) * MiB;
 
 			for (int k = 0; k < np; k++) {
-				/*
-				 * 0 partial, 1 whole, 2 empty walk, 3 drop_caches;
-				 * in the order partial, whole, drop_caches, empty
-				 * walk when there are four.
-				 */
-				int i = (k + r) % np == 2 && drop ? 3 :
-					(k + r) % np == 3 ? 2 : (k + r) % np;
+				int i = order[(k + r) % np];
 				struct target t = { cg, paths, 2, amount, NULL, NULL };
 				unsigned long a[NODES], b[NODES];
 				struct node_end e = { 0 };
@@ -910,7 +912,7 @@ static void partial_tosses(const char *scen, unsigned long bytes,
 				if (a[1] < bytes * 95 / 100)
 					die("scenario %s: only %lu of %lu bytes of cache on node 1",
 					    scen, a[1], bytes);
-				if (i == 0) {
+				if (i == PARTIAL) {
 					t.toss = m[j].toss;
 					if (!t.toss) {
 						snprintf(req, sizeof(req), "1 free=%lu",
@@ -920,10 +922,10 @@ static void partial_tosses(const char *scen, unsigned long bytes,
 					trace_clear();
 					sec = m_toss(&t, &err);
 					trace_node_end(&e);
-				} else if (i == 1) {
+				} else if (i == WHOLE) {
 					t.toss = "1";
 					sec = m_toss(&t, &err);
-				} else if (i == 3) {
+				} else if (i == DROP_CACHES) {
 					sec = m_drop_caches(&t, &err);
 				} else {
 					/* A walk of the node that finds nothing. */
@@ -933,18 +935,16 @@ static void partial_tosses(const char *scen, unsigned long bytes,
 					sec = m_toss(&t, &err);
 				}
 				snap(b);
-				snprintf(name, sizeof(name), "%s_%s", m[j].name,
-					 i == 0 ? "partial" : i == 1 ? "whole" :
-					 i == 3 ? "drop_caches" : "empty_walk");
+				snprintf(name, sizeof(name), "%s_%s", m[j].name, kind[i]);
 				sample_begin(scen, name);
 				drop_fields(amount, sec, a, b, err);
 				printf(", \"node_bytes\": %lu", node);
-				if (i == 0)
+				if (i == PARTIAL)
 					printf(", \"looked\": %lu", e.looked);
 				sample_end();
 				say("  s%s %-20s %.3f s, dropped %lu MiB", scen, name, sec,
 				    lost(a, b, 1) / MiB);
-				if (i == 0)
+				if (i == PARTIAL)
 					say(", %lu folios looked at", e.looked);
 				say("%s\n", err ? " (error)" : "");
 			}
