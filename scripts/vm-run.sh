@@ -22,10 +22,10 @@
 # 2G" gives each node its own size.  The guest's memory is not reserved
 # on the host (reserve=off): a page costs the host memory once the guest
 # touches it, so a node larger than the host's memory costs it only its
-# page frames' struct pages (1/64 of the node) until it is filled.  A fresh sparse XFS
-# disk ($XFS_SIZE) is mounted at /mnt/xfs (XFS has large folios in its
-# page cache).  A fresh sparse ext4 scratch disk ($DISK_SIZE) is mounted at
-# /mnt/scratch.  A last disk, 64 MiB of ext4 without a journal with the
+# page frames' struct pages (1/64 of the node) until it is filled.
+# A fresh sparse XFS disk ($XFS_SIZE) is mounted at /mnt/xfs (XFS has
+# large folios in its page cache).  A fresh sparse ext4 scratch disk
+# ($DISK_SIZE) is mounted at /mnt/scratch.  A last disk, 64 MiB of ext4 without a journal with the
 # serial "tossdelay" (PCI slot 0x18: after the others, so that their
 # names do not change), is left for test_toss_writes_held to put behind
 # dm-delay.  <vmfiles-dir> is copied to /extra.
@@ -158,7 +158,7 @@ memsz=${memmb}M
 # hole and the 64-bit PCI window after the memory, so a guest of more
 # than about 500 GiB needs more address bits.
 if [ "$accel" = tcg ] && [ "$memmb" -gt $((256 * 1024)) ]; then
-	accel_args=(-accel tcg,thread=multi -cpu max,phys-bits=44)
+	accel_args[-1]+=,phys-bits=44	# (the -cpu model)
 fi
 
 # qemu under timeout, its pid in $work/qpid for the watchdog.
