@@ -39,6 +39,10 @@ timeout=${BENCH_TIMEOUT:-7200}
 # samples on the console; warnings and worse still show and still fail.
 export VM_APPEND="loglevel=5 ${VM_APPEND:-}"
 
+# The commit the bench kernel and toss-bench are built from: taken now,
+# not when the report is written, an hour later.
+commit=$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)
+
 work=$(mktemp -d /tmp/bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/extra" "$out"
@@ -84,4 +88,4 @@ qemu=$(qemu-system-x86_64 --version | head -1)
 python3 "$here/bench/report.py" --log "$log" --out "$out" \
 	--qemu "$qemu" --accel "${ACCEL:-tcg}" --node-mem "$NODE_MEM" \
 	--reps "$reps" ${quick:+--quick} \
-	--commit "$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)"
+	--commit "$commit"
