@@ -87,7 +87,7 @@ endif
 
 .PHONY: all help deps base tree kernel kernel-baseline kernel-bench kernel-soak soak bench tests check-full kernel-lockstat lock-stat \
 	initramfs demo \
-	check check-toss check-kunit check-upstream check-configs check-integration tools-img vm-run \
+	check check-toss check-kunit check-upstream check-configs check-integration check-slurm-two tools-img vm-run \
 	vm-run-baseline userspace install uninstall debs dist-userspace debian-img patches kernel-debs kernel-debs-boot \
 	checkpatch lint check-series check-base check-docs check-doc-text clean distclean
 
@@ -137,8 +137,10 @@ help:
 	@echo '  make kernel-soak     build that kernel (build/soak/obj, at nice $(SOAK_NICE))'
 	@echo '  make tests           build the static test programs (build/bin)'
 	@echo '  make check-integration  cpuset-toss, cgset, crun, runc, podman, systemd,'
-	@echo '                       Slurm, LXC, Docker, containerd in the Debian VM (part of'
-	@echo '                       make check)'
+	@echo '                       Slurm, LXC, Docker, containerd in the Debian VM, and Slurm'
+	@echo '                       on two machines (part of make check)'
+	@echo '  make check-slurm-two Slurm on two machines only: two Debian VMs at once on one'
+	@echo '                       network, slurmctld on one, slurmd on both'
 	@echo '  make userspace       build cpuset-toss, the OCI hook, the Docker wrapper'
 	@echo '                       and the Slurm plugin (build/userspace)'
 	@echo '  make install         install them (DESTDIR=, PREFIX=/usr, SYSCONFDIR=/etc;'
@@ -328,6 +330,11 @@ check-full: deps kernel kernel-baseline initramfs tools-img userspace debian-img
 # fail there, on the baseline.
 check-integration: deps kernel kernel-baseline userspace debian-img
 	@$(TOP)/scripts/check.sh integration
+
+# Slurm on two machines: two Debian VMs at once on one network (part of
+# check-integration and check).
+check-slurm-two: deps kernel userspace debian-img
+	@$(TOP)/scripts/check.sh slurm-two
 
 # The soak (scripts/soak.sh, vm/soak): its test programs are built against
 # the soak kernel's uapi headers, so that it needs no other kernel.

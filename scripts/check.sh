@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh <all|toss|kunit|upstream|integration|docs>: run the tests in the
-# VM and count them.
+# check.sh <all|toss|kunit|upstream|integration|slurm-two|docs>: run the
+# tests in the VM and count them.
 #
 #   toss      the KUnit suites the patched kernel ran at boot (their KTAP,
 #             from the kernel log of the first toss VM), the test_cpuset_toss
@@ -24,8 +24,11 @@
 #             hierarchies, each test must pass; on the baseline kernel,
 #             which lacks the file, each v2 test of one per integration
 #             (BASELINE_SAMPLE; CHECK_FULL=1: every v2 test) must fail;
-#             then the host tests of the userspace parts
-#             (scripts/userspace-tests.sh)
+#             then Slurm on two machines (slurm-two); then the host tests
+#             of the userspace parts (scripts/userspace-tests.sh)
+#   slurm-two  two Debian VMs of the patched kernel at once, joined by a
+#             network (a QEMU dgram link over the host's loopback): a
+#             Slurm cluster of two machines, vm/integration/slurm-two.sh
 #   kunit     only the KUnit suites: one VM of the patched kernel, no test
 #             program
 #   docs      on the host, in seconds: every sample of program output in
@@ -42,6 +45,7 @@ BUILD=${BUILD:-$here/build}
 res=$BUILD/results
 mkdir -p "$res"
 VM="$here/scripts/vm-run.sh -i $BUILD/initramfs.cpio.gz -t ${VM_TIMEOUT:-900} -a ${ACCEL:-tcg}"
+DVM="$here/scripts/vm-run.sh -r $BUILD/debian.img -f $here/vm/integration -t ${VM_TIMEOUT:-900} -a ${ACCEL:-tcg}"
 pass=0 fail=0 skip=0
 failed=()
 # The integration tests the baseline kernel runs in make check, one per
@@ -154,6 +158,27 @@ vmstatus() {	# vmstatus <rc> <log> <name>: a VM-level result
 	esac
 }
 
+# slurm_two <kernel>: two Debian VMs at once, toss-a and toss-b of
+# vm/integration/slurm-two.sh, each with a virtio NIC on a QEMU dgram link
+# to the other over the host's loopback (a UDP port each).  toss-b waits
+# for toss-a's jobs to end, then checks its own side.
+two_link() {	# two_link <local port> <remote port>
+	echo "dgram,local.type=inet,local.host=127.0.0.1,local.port=$1,remote.type=inet,remote.host=127.0.0.1,remote.port=$2"
+}
+slurm_two() {
+	local pa=$((20000 + RANDOM % 20000)) pb bpid
+	pb=$((pa + 1))
+	rm -f "$res"/integration-two-*.log*
+	NODE_CPUS="0 1,3 2 -" VM_NET=$(two_link $pb $pa) VM_MAC=52:54:00:00:02:02 \
+		$DVM -t 1800 -k "$1" -l "$res/integration-two-b.log" -- "bash /extra/run two-b" > /dev/null &
+	bpid=$!
+	NODE_CPUS="0 1,3 2 -" VM_NET=$(two_link $pa $pb) VM_MAC=52:54:00:00:02:01 \
+		$DVM -t 1800 -k "$1" -l "$res/integration-two-a.log" -- "bash /extra/run two-a" > /dev/null
+	echo $? > "$res/integration-two-a.log.rc"
+	wait $bpid
+	echo $? > "$res/integration-two-b.log.rc"
+}
+
 # The two toss VMs (MGLRU on, off) run side by side: TCG keeps each mostly
 # on one core.  The upstream tests run after them, one kernel at a time:
 # some of test_memcontrol's cases are timing-sensitive and fail on a loaded
@@ -201,7 +226,7 @@ if [ "$what" = all ] || [ "$what" = upstream ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = integration ]; then
-	DVM="$here/scripts/vm-run.sh -r $BUILD/debian.img -f $here/vm/integration -t ${VM_TIMEOUT:-900} -a ${ACCEL:-tcg}"; export NODE_CPUS="0 1,3 2 -"	# node 1: CPUs 1 and 3 (Slurm)
+	export NODE_CPUS="0 1,3 2 -"	# node 1: CPUs 1 and 3 (Slurm)
 	rm -f "$res"/integration-*.log*
 	say "booting the patched kernel on the Debian image: the integrations on cgroup v2"
 	$DVM -k "$kernel" -l "$res/integration-v2.log" -- "bash /extra/run v2" > /dev/null
@@ -210,6 +235,12 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 	VM_APPEND="systemd.unified_cgroup_hierarchy=0" \
 		$DVM -k "$kernel" -l "$res/integration-v1.log" -- "bash /extra/run v1" > /dev/null
 	echo $? > "$res/integration-v1.log.rc"
+fi
+if [ "$what" = all ] || [ "$what" = integration ] || [ "$what" = slurm-two ]; then
+	say "booting the patched kernel on two Debian images at once, on one network: Slurm on two machines"
+	slurm_two "$kernel"
+fi
+if [ "$what" = all ] || [ "$what" = integration ]; then
 	if [ -n "${CHECK_FULL:-}" ]; then
 		say "booting the baseline kernel on the Debian image: every integration test must fail"
 		$DVM -k "$bkernel" -l "$res/integration-baseline.log" -- "bash /extra/run v2" > /dev/null
@@ -219,7 +250,7 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 			"bash /extra/run v2 '$BASELINE_SAMPLE|$STOCK_TESTS'" > /dev/null
 	fi
 	echo $? > "$res/integration-baseline.log.rc"
-	for m in v2 v1; do
+	for m in v2 v1 two-a two-b; do
 		log=$res/integration-$m.log
 		{ tap "$log" integration; vmstatus "$(cat "$log.rc")" "$log" "integration-vm-$m"; } \
 			> "$res/integration-$m.results"
@@ -248,6 +279,14 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 		esac
 	} > "$res/integration-baseline.results"
 	count "$res/integration-baseline.results"
+fi
+if [ "$what" = slurm-two ]; then
+	for m in two-a two-b; do
+		log=$res/integration-$m.log
+		{ tap "$log" integration; vmstatus "$(cat "$log.rc")" "$log" "integration-vm-$m"; } \
+			> "$res/integration-$m.results"
+		count "$res/integration-$m.results" "$log"
+	done
 fi
 
 if [ "$what" = all ] || [ "$what" = toss ] || [ "$what" = kunit ]; then

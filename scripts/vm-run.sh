@@ -30,6 +30,11 @@
 # names do not change), is left for test_toss_writes_held to put behind
 # dm-delay.  <vmfiles-dir> is copied to /extra.
 #
+# The guest has no network device unless VM_NET names a QEMU netdev
+# backend with its options (scripts/check.sh: "dgram,local.type=inet,..."
+# to join two guests over the host's loopback): then one virtio NIC, MAC
+# $VM_MAC (default 52:54:00:12:34:56), in PCI slot 0x19, after the disks.
+#
 # The exit status is the command's, or 124 on a timeout, or 125 when the
 # kernel console shows a splat (BUG, WARNING, lockdep, Oops, stall, ...),
 # whatever the command returned.
@@ -121,6 +126,10 @@ make_disks() {
 		{ echo "vm-run: mkfs.ext4 of the delay disk failed" >&2; return 2; }
 }
 
+net=()
+[ -z "${VM_NET:-}" ] || net=(-netdev "$VM_NET,id=net0"
+	-device "virtio-net-pci,netdev=net0,mac=${VM_MAC:-52:54:00:12:34:56},addr=0x19")
+
 tools=()
 [ -z "$TOOLS_IMG" ] || tools=(-drive "file=$TOOLS_IMG,if=virtio,format=raw,readonly=on")
 [ -z "$rootimg" ] || tools=(-drive "file=$work/run.img,if=virtio,format=raw,cache=unsafe")
@@ -171,7 +180,7 @@ run_qemu() {
 		-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \
 		-drive "file=$work/xfs.img,if=virtio,format=raw,cache=unsafe" "${tools[@]}" \
 		-drive "file=$work/delay.img,if=none,id=delay,format=raw,cache=unsafe" \
-		-device virtio-blk-pci,drive=delay,serial=tossdelay,addr=0x18 \
+		-device virtio-blk-pci,drive=delay,serial=tossdelay,addr=0x18 "${net[@]}" \
 		-display none -no-reboot -serial stdio -monitor none -nodefaults \
 		< /dev/null
 }
