@@ -41,30 +41,12 @@ two_net() {
 }
 
 two_conf() {
-	mkdir -p /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
-	chown slurm: /var/spool/slurmctld /var/log/slurm
 	# Two TCG guests share the host's two cores: messages take longer
 	# than Slurm's 10 s default now and then.
-	cat > /etc/slurm/slurm.conf <<-EOF
-	ClusterName=toss
-	SlurmctldHost=toss-a(10.0.2.1)
-	AuthType=auth/munge
-	SlurmUser=slurm
-	StateSaveLocation=/var/spool/slurmctld
-	SlurmdSpoolDir=/var/spool/slurmd
-	ProctrackType=proctrack/cgroup
-	TaskPlugin=task/cgroup,task/affinity
-	PrologFlags=Contain
-	SelectType=select/cons_tres
-	SelectTypeParameters=CR_Core
-	ReturnToService=2
-	MessageTimeout=60
-	SlurmctldLogFile=/var/log/slurm/slurmctld.log
-	SlurmdLogFile=$SLURMD_LOG
-	NodeName=toss-a NodeAddr=10.0.2.1 CPUs=4 Sockets=4 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN
-	NodeName=toss-b NodeAddr=10.0.2.2 CPUs=4 Sockets=4 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN
-	PartitionName=debug Nodes=toss-a,toss-b Default=YES MaxTime=INFINITE State=UP
-	EOF
+	slurm_conf "SlurmctldHost=toss-a(10.0.2.1)" MessageTimeout=60 \
+		"NodeName=toss-a NodeAddr=10.0.2.1 CPUs=4 Sockets=4 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN" \
+		"NodeName=toss-b NodeAddr=10.0.2.2 CPUs=4 Sockets=4 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN" \
+		"PartitionName=debug Nodes=toss-a,toss-b Default=YES MaxTime=INFINITE State=UP"
 	slurm_cgroup_conf yes
 	two_task
 	rm -f /etc/systemd/system/slurmctld.service /etc/systemd/system/slurmd.service

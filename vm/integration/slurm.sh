@@ -14,26 +14,9 @@ PLUGSTACK=/etc/slurm/plugstack.conf.d/cpuset-toss.conf
 
 slurm_up() {
 	[ -n "${SLURM_IS_UP:-}" ] && return 0
-	mkdir -p /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
-	chown slurm: /var/spool/slurmctld /var/log/slurm
-	cat > /etc/slurm/slurm.conf <<-EOF
-	ClusterName=toss
-	SlurmctldHost=toss-vm
-	AuthType=auth/munge
-	SlurmUser=slurm
-	StateSaveLocation=/var/spool/slurmctld
-	SlurmdSpoolDir=/var/spool/slurmd
-	ProctrackType=proctrack/cgroup
-	TaskPlugin=task/cgroup,task/affinity
-	PrologFlags=Contain
-	SelectType=select/cons_tres
-	SelectTypeParameters=CR_Core
-	ReturnToService=2
-	SlurmctldLogFile=/var/log/slurm/slurmctld.log
-	SlurmdLogFile=$SLURMD_LOG
-	NodeName=toss-vm CPUs=4 Sockets=4 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN
-	PartitionName=debug Nodes=toss-vm Default=YES MaxTime=INFINITE State=UP
-	EOF
+	slurm_conf SlurmctldHost=toss-vm \
+		"NodeName=toss-vm CPUs=4 Sockets=4 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN" \
+		"PartitionName=debug Nodes=toss-vm Default=YES MaxTime=INFINITE State=UP"
 	slurm_cgroup_conf yes
 	# The packaged configuration: Debian's plugstack.conf includes
 	# plugstack.conf.d/*.conf, and cpuset-toss-slurm-plugin's conffile
@@ -48,6 +31,31 @@ slurm_up() {
 	systemctl start munge slurmctld slurmd || return 1
 	slurm_idle && slurm_blocker || return 1
 	SLURM_IS_UP=1
+}
+
+# slurm_conf <line>...: /etc/slurm/slurm.conf, the settings every test
+# shares, then these lines (the controller, the machines, the partition).
+slurm_conf() {
+	mkdir -p /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
+	chown slurm: /var/spool/slurmctld /var/log/slurm
+	{
+		cat <<-EOF
+		ClusterName=toss
+		AuthType=auth/munge
+		SlurmUser=slurm
+		StateSaveLocation=/var/spool/slurmctld
+		SlurmdSpoolDir=/var/spool/slurmd
+		ProctrackType=proctrack/cgroup
+		TaskPlugin=task/cgroup,task/affinity
+		PrologFlags=Contain
+		SelectType=select/cons_tres
+		SelectTypeParameters=CR_Core
+		ReturnToService=2
+		SlurmctldLogFile=/var/log/slurm/slurmctld.log
+		SlurmdLogFile=$SLURMD_LOG
+		EOF
+		printf '%s\n' "$@"
+	} > /etc/slurm/slurm.conf
 }
 
 slurm_cgroup_conf() {	# slurm_cgroup_conf yes|no: ConstrainCores
