@@ -21,11 +21,12 @@
 #             on both is reported as a known failure of the base (skipped)
 #   integration  vm/integration/run in the Debian VM (IMAGE=debian): on the
 #             patched kernel with cgroup v2 and with systemd's legacy v1
-#             hierarchies, each test must pass; on the baseline kernel,
+#             hierarchies, each test must pass; then Slurm on two machines
+#             (slurm-two); on the baseline kernel,
 #             which lacks the file, each v2 test of one per integration
 #             (BASELINE_SAMPLE; CHECK_FULL=1: every v2 test) must fail;
-#             then Slurm on two machines (slurm-two); then the host tests
-#             of the userspace parts (scripts/userspace-tests.sh)
+#             then the host tests of the userspace parts
+#             (scripts/userspace-tests.sh)
 #   slurm-two  two Debian VMs of the patched kernel at once, joined by a
 #             network (a QEMU dgram link over the host's loopback): a
 #             Slurm cluster of two machines, vm/integration/slurm-two.sh
