@@ -879,7 +879,8 @@ static void partial_tosses(const char *scen, unsigned long bytes,
 	static const int with_drop[] = { PARTIAL, WHOLE, DROP_CACHES, EMPTY_WALK };
 	static const int without[] = { PARTIAL, WHOLE, EMPTY_WALK };
 	const int *order = drop ? with_drop : without;
-	int np = drop ? 4 : 3;
+	int np = drop ? (int)(sizeof(with_drop) / sizeof(with_drop[0])) :
+			(int)(sizeof(without) / sizeof(without[0]));
 	unsigned long node = node_meminfo(1, "MemTotal");
 	char *paths[2], req[64], cg[8];
 

@@ -159,6 +159,15 @@ vmstatus() {	# vmstatus <rc> <log> <name>: a VM-level result
 	esac
 }
 
+# count_integration <v2|v1|two-a|two-b>: the results of one Debian VM of
+# the patched kernel, its tests and its own status.
+count_integration() {
+	local log=$res/integration-$1.log
+	{ tap "$log" integration; vmstatus "$(cat "$log.rc")" "$log" "integration-vm-$1"; } \
+		> "$res/integration-$1.results"
+	count "$res/integration-$1.results" "$log"
+}
+
 # slurm_two <kernel>: two Debian VMs at once, toss-a and toss-b of
 # vm/integration/slurm-two.sh, each with a virtio NIC on a QEMU dgram link
 # to the other over the host's loopback (a UDP port each).  toss-b waits
@@ -252,10 +261,7 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 	fi
 	echo $? > "$res/integration-baseline.log.rc"
 	for m in v2 v1 two-a two-b; do
-		log=$res/integration-$m.log
-		{ tap "$log" integration; vmstatus "$(cat "$log.rc")" "$log" "integration-vm-$m"; } \
-			> "$res/integration-$m.results"
-		count "$res/integration-$m.results" "$log"
+		count_integration "$m"
 	done
 	# On the baseline a test that passes could not fail: the VM itself
 	# must end with the tests' own status 1, not a splat or a timeout.
@@ -282,12 +288,8 @@ if [ "$what" = all ] || [ "$what" = integration ]; then
 	count "$res/integration-baseline.results"
 fi
 if [ "$what" = slurm-two ]; then
-	for m in two-a two-b; do
-		log=$res/integration-$m.log
-		{ tap "$log" integration; vmstatus "$(cat "$log.rc")" "$log" "integration-vm-$m"; } \
-			> "$res/integration-$m.results"
-		count "$res/integration-$m.results" "$log"
-	done
+	count_integration two-a
+	count_integration two-b
 fi
 
 if [ "$what" = all ] || [ "$what" = toss ] || [ "$what" = kunit ]; then

@@ -25,10 +25,11 @@
 # page frames' struct pages (1/64 of the node) until it is filled.
 # A fresh sparse XFS disk ($XFS_SIZE) is mounted at /mnt/xfs (XFS has
 # large folios in its page cache).  A fresh sparse ext4 scratch disk
-# ($DISK_SIZE) is mounted at /mnt/scratch.  A last disk, 64 MiB of ext4 without a journal with the
-# serial "tossdelay" (PCI slot 0x18: after the others, so that their
-# names do not change), is left for test_toss_writes_held to put behind
-# dm-delay.  <vmfiles-dir> is copied to /extra.
+# ($DISK_SIZE) is mounted at /mnt/scratch.  A last disk, 64 MiB of ext4
+# without a journal with the serial "tossdelay" (PCI slot 0x18: after the
+# others, so that their names do not change), is left for
+# test_toss_writes_held to put behind dm-delay.  <vmfiles-dir> is copied
+# to /extra.
 #
 # The guest has no network device unless VM_NET names a QEMU netdev
 # backend with its options (scripts/check.sh: "dgram,local.type=inet,..."

@@ -44,13 +44,10 @@ two_conf() {
 	# Two TCG guests share the host's two cores: messages take longer
 	# than Slurm's 10 s default now and then.
 	slurm_conf "SlurmctldHost=toss-a(10.0.2.1)" MessageTimeout=60 \
-		"NodeName=toss-a NodeAddr=10.0.2.1 CPUs=4 Sockets=4 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN" \
-		"NodeName=toss-b NodeAddr=10.0.2.2 CPUs=4 Sockets=4 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN" \
+		"NodeName=toss-a NodeAddr=10.0.2.1 $SLURM_MACHINE" \
+		"NodeName=toss-b NodeAddr=10.0.2.2 $SLURM_MACHINE" \
 		"PartitionName=debug Nodes=toss-a,toss-b Default=YES MaxTime=INFINITE State=UP"
-	slurm_cgroup_conf yes
 	two_task
-	rm -f /etc/systemd/system/slurmctld.service /etc/systemd/system/slurmd.service
-	systemctl daemon-reload
 }
 
 two_idle() { [ "$(timeout 10 sinfo -h -N -t idle,mixed -o %N 2>/dev/null | sort -u | wc -l)" = 2 ]; }

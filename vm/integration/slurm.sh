@@ -14,10 +14,8 @@ PLUGSTACK=/etc/slurm/plugstack.conf.d/cpuset-toss.conf
 
 slurm_up() {
 	[ -n "${SLURM_IS_UP:-}" ] && return 0
-	slurm_conf SlurmctldHost=toss-vm \
-		"NodeName=toss-vm CPUs=4 Sockets=4 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN" \
+	slurm_conf SlurmctldHost=toss-vm "NodeName=toss-vm $SLURM_MACHINE" \
 		"PartitionName=debug Nodes=toss-vm Default=YES MaxTime=INFINITE State=UP"
-	slurm_cgroup_conf yes
 	# The packaged configuration: Debian's plugstack.conf includes
 	# plugstack.conf.d/*.conf, and cpuset-toss-slurm-plugin's conffile
 	# loads the plugin (optional, no default).
@@ -26,15 +24,18 @@ slurm_up() {
 	[ "$(grep -v '^#' $PLUGSTACK 2>/dev/null | grep .)" = "optional cpuset_toss.so" ] ||
 		{ log "$PLUGSTACK: not the packaged one: $(cat $PLUGSTACK 2>&1)"; return 1; }
 	cp $PLUGSTACK /root/plugstack-packaged.conf
-	rm -f /etc/systemd/system/slurmctld.service /etc/systemd/system/slurmd.service
-	systemctl daemon-reload
 	systemctl start munge slurmctld slurmd || return 1
 	slurm_idle && slurm_blocker || return 1
 	SLURM_IS_UP=1
 }
 
+# A machine of the VM to Slurm: four CPUs, each a socket of its own.
+SLURM_MACHINE="CPUs=4 Sockets=4 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN"
+
 # slurm_conf <line>...: /etc/slurm/slurm.conf, the settings every test
-# shares, then these lines (the controller, the machines, the partition).
+# shares, then these lines (the controller, the machines, the partition);
+# cgroup.conf with ConstrainCores=yes; slurmctld and slurmd unmasked (the
+# image masks them), not started.
 slurm_conf() {
 	mkdir -p /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
 	chown slurm: /var/spool/slurmctld /var/log/slurm
@@ -56,6 +57,9 @@ slurm_conf() {
 		EOF
 		printf '%s\n' "$@"
 	} > /etc/slurm/slurm.conf
+	slurm_cgroup_conf yes
+	rm -f /etc/systemd/system/slurmctld.service /etc/systemd/system/slurmd.service
+	systemctl daemon-reload
 }
 
 slurm_cgroup_conf() {	# slurm_cgroup_conf yes|no: ConstrainCores
