@@ -500,16 +500,15 @@ struct toss_batch {
 };
 
 /*
- * Done with a folio that an LRU walk isolated: back on its LRU list if it
- * stays, in its generation and with its tier (folio_putback_lru_gen(),
- * which drops our reference), or just off the isolated count if it was
- * tossed (the release batch drops our reference and frees it).
+ * Done with a folio that an LRU walk isolated and that stays: off the
+ * isolated count, and back on its LRU list in its generation and with its
+ * tier (folio_putback_lru_gen(), which drops our reference).  A tossed
+ * one leaves the isolated count with its run (toss_flush_run()).
  */
-static void toss_unisolate(struct folio *folio, bool putback, int gen)
+static void toss_unisolate(struct folio *folio, int gen)
 {
 	node_stat_mod_folio(folio, NR_ISOLATED_FILE, -folio_nr_pages(folio));
-	if (putback)
-		folio_putback_lru_gen(folio, gen);
+	folio_putback_lru_gen(folio, gen);
 }
 
 /* Done with a pinned folio that stays in the page cache. */
@@ -518,7 +517,7 @@ static void toss_keep(struct toss_batch *b, struct folio *folio)
 	if (b->isolated) {
 		if (!b->put_back)
 			b->put_back = folio;
-		toss_unisolate(folio, true, b->gen);
+		toss_unisolate(folio, b->gen);
 	} else {
 		folio_put(folio);
 	}
@@ -541,10 +540,15 @@ static struct address_space *toss_lock_folio(struct folio *folio,
 			tc->nr_busy += nr;
 		return NULL;
 	}
-	mapping = folio_mapping(folio);
-	/* Truncated, or turned into something else, since we looked. */
-	if (!mapping || folio_test_anon(folio) || folio_test_swapbacked(folio) ||
-	    shmem_mapping(mapping) || mapping_unevictable(mapping))
+	/*
+	 * Truncated, or turned into something else, since we looked.  With
+	 * anon and swap cache folios (swap-backed) ruled out, the mapping is
+	 * what folio_mapping() would find, read without its call.
+	 */
+	mapping = folio->mapping;
+	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS) ||
+	    folio_test_swapbacked(folio) || shmem_mapping(mapping) ||
+	    mapping_unevictable(mapping))
 		goto unlock;
 	if (folio_mapped(folio)) {
 		if (count)
@@ -561,9 +565,13 @@ static struct address_space *toss_lock_folio(struct folio *folio,
 			tc->nr_writeback += nr;
 		goto unlock;
 	}
-	/* Our reference, the page cache's, and one for private data. */
+	/*
+	 * Our reference, the page cache's, and one for private data; the
+	 * call only where folio_needs_release() would say so.
+	 */
 	if (folio_ref_count(folio) > nr + folio_has_private(folio) + 1 ||
-	    !filemap_release_folio(folio, 0)) {
+	    ((folio_has_private(folio) || mapping_release_always(mapping)) &&
+	     !filemap_release_folio(folio, 0))) {
 		if (count)
 			tc->nr_busy += nr;
 		goto unlock;
@@ -590,6 +598,8 @@ static void toss_flush_run(struct toss_batch *b, struct toss_control *tc)
 	struct folio_batch frozen;
 	unsigned long gone = 0;
 	unsigned int i, n = folio_batch_count(run);
+	struct pglist_data *pgdat = NULL;
+	long unisolated = 0;
 
 	if (!n)
 		return;
@@ -632,9 +642,14 @@ static void toss_flush_run(struct toss_batch *b, struct toss_control *tc)
 			folio_ref_unfreeze(folio, 1);
 			folio_unlock(folio);
 			if (b->isolated) {
-				/* Off the LRU: its LRU flags are ours to clear. */
+				/*
+				 * Off the LRU: its LRU flags are ours to clear.
+				 * Off the isolated count with the run's others
+				 * (all of one lruvec, so of one node).
+				 */
 				folio_clear_active(folio);
-				toss_unisolate(folio, false, b->gen);
+				pgdat = folio_pgdat(folio);
+				unisolated += nr;
 			}
 			tc->nr_tossed += nr;
 			/* Our reference is the last: the release batch frees it. */
@@ -651,6 +666,8 @@ static void toss_flush_run(struct toss_batch *b, struct toss_control *tc)
 		folio_unlock(folio);
 		toss_keep(b, folio);
 	}
+	if (unisolated)
+		mod_node_page_state(pgdat, NR_ISOLATED_FILE, -unisolated);
 	folio_batch_reinit(run);
 }
 
@@ -687,15 +704,47 @@ static int toss_cmp_index(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Groups of at most this many candidates are sorted inline. */
+#define TOSS_INSERTION_SORT	32
+
+/*
+ * Put one file's @n candidates in index order.  The walk finds them in
+ * order where the file was read whole, and out of order, a few dozen of a
+ * file among others', where files were read together: an insertion sort
+ * of such a group costs a pass and a move per pair out of order, without
+ * sort()'s call per comparison.  A larger group is sorted by sort(), unless
+ * one pass finds it in order.
+ */
+static void toss_sort(struct folio **folios, unsigned int n)
+{
+	struct folio *folio;
+	unsigned int i, j;
+
+	if (n > TOSS_INSERTION_SORT) {
+		for (i = 1; i < n; i++)
+			if (folios[i]->index < folios[i - 1]->index)
+				break;
+		if (i < n)
+			sort(folios, n, sizeof(*folios), toss_cmp_index, NULL);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		folio = folios[i];
+		for (j = i; j && folios[j - 1]->index > folio->index; j--)
+			folios[j] = folios[j - 1];
+		folios[j] = folio;
+	}
+}
+
 /*
  * Lock, check and remove the gathered candidates, file by file: each
  * file's are swapped to the front of what is left, by the file index each
  * was gathered with (so that grouping them touches no folio), then put in
- * index order, then locked and removed in runs.  The file of an unlocked
- * folio is only a hint (it may be truncated meanwhile): the lock and check
- * say whether it still belongs to it.  This is one pass over the indices
- * per file, at most TOSS_GATHER_FILES, besides the sort of each file's
- * candidates where the walk did not find them in index order.
+ * index order (toss_sort()), then locked and removed in runs.  The file of
+ * an unlocked folio is only a hint (it may be truncated meanwhile): the
+ * lock and check say whether it still belongs to it.  This is one pass
+ * over the indices per file, at most TOSS_GATHER_FILES (none when the
+ * gather holds one file), besides the ordering of each file's candidates.
  */
 static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 {
@@ -703,24 +752,23 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 
 	for (f = 0; f < b->nr_files && done < b->nr; f++) {
 		unsigned int i, k = done, j;
-		bool sorted = true;
 
-		for (i = done; i < b->nr; i++) {
-			struct folio *folio = b->g->folios[i];
+		if (b->nr_files == 1) {
+			k = b->nr;
+		} else {
+			for (i = done; i < b->nr; i++) {
+				struct folio *folio = b->g->folios[i];
 
-			if (b->g->file[i] != f)
-				continue;
-			b->g->folios[i] = b->g->folios[k];
-			b->g->file[i] = b->g->file[k];
-			b->g->folios[k] = folio;
-			b->g->file[k] = f;
-			if (k > done && folio->index < b->g->folios[k - 1]->index)
-				sorted = false;
-			k++;
+				if (b->g->file[i] != f)
+					continue;
+				b->g->folios[i] = b->g->folios[k];
+				b->g->file[i] = b->g->file[k];
+				b->g->folios[k] = folio;
+				b->g->file[k] = f;
+				k++;
+			}
 		}
-		if (!sorted)
-			sort(b->g->folios + done, k - done, sizeof(*b->g->folios),
-			     toss_cmp_index, NULL);
+		toss_sort(b->g->folios + done, k - done);
 		for (j = done; j < k; j++)
 			toss_run_add(b, b->g->folios[j], tc);
 		toss_flush_run(b, tc);
@@ -1260,7 +1308,7 @@ static bool toss_isolated(struct list_head *list, struct toss_scan *s,
 	list_for_each_entry_safe(folio, next, list, lru) {
 		list_del(&folio->lru);
 		if (done) {
-			toss_unisolate(folio, true, s->gen);
+			toss_unisolate(folio, s->gen);
 			continue;
 		}
 		if (folio_nr_pages(folio) >
