@@ -743,8 +743,9 @@ static void toss_sort(struct folio **folios, unsigned int n)
  * index order (toss_sort()), then locked and removed in runs.  The file of
  * an unlocked folio is only a hint (it may be truncated meanwhile): the
  * lock and check say whether it still belongs to it.  This is one pass
- * over the indices per file, at most TOSS_GATHER_FILES (none when the
- * gather holds one file), besides the ordering of each file's candidates.
+ * over the indices per file but the last, at most TOSS_GATHER_FILES - 1
+ * (none when the gather holds one file), besides the ordering of each
+ * file's candidates.
  */
 static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 {
@@ -753,20 +754,19 @@ static void toss_flush(struct toss_batch *b, struct toss_control *tc)
 	for (f = 0; f < b->nr_files && done < b->nr; f++) {
 		unsigned int i, k = done, j;
 
-		if (b->nr_files == 1) {
+		/* What the earlier files left is all the last one's. */
+		if (f == b->nr_files - 1)
 			k = b->nr;
-		} else {
-			for (i = done; i < b->nr; i++) {
-				struct folio *folio = b->g->folios[i];
+		for (i = k; i < b->nr; i++) {
+			struct folio *folio = b->g->folios[i];
 
-				if (b->g->file[i] != f)
-					continue;
-				b->g->folios[i] = b->g->folios[k];
-				b->g->file[i] = b->g->file[k];
-				b->g->folios[k] = folio;
-				b->g->file[k] = f;
-				k++;
-			}
+			if (b->g->file[i] != f)
+				continue;
+			b->g->folios[i] = b->g->folios[k];
+			b->g->file[i] = b->g->file[k];
+			b->g->folios[k] = folio;
+			b->g->file[k] = f;
+			k++;
 		}
 		toss_sort(b->g->folios + done, k - done);
 		for (j = done; j < k; j++)
