@@ -40,15 +40,19 @@
 # kernel console shows a splat (BUG, WARNING, lockdep, Oops, stall, ...),
 # whatever the command returned.
 #
-# A boot that hangs: under TCG on this 2-core host, a guest has once gone
+# A boot that hangs: under TCG on this 2-core host, a guest has gone
 # silent 3 s into its boot (after virtio_blk found its disks) and stayed
-# silent until the timeout, 30 minutes later; the same image and kernel
-# booted normally the next times.  So when the console stays silent for
-# $BOOT_SILENCE seconds (default 300) before the guest printed VM-READY,
-# vm-run stops QEMU, says so on stderr, keeps that console as <log>.hung
-# and boots once more with fresh disks.  A second silent boot fails (126).
-# A guest that prints anything (a splat, a stall report) is not silent:
-# only a wholly silent boot is retried.  BOOT_SILENCE=0 turns this off.
+# silent until the timeout, 30 minutes later; another, at the same point,
+# reported an RCU stall of an idle vCPU whose timer never fired, every
+# minute until the timeout.  The same image and kernel booted normally the
+# next times.  So before the guest prints VM-READY (before any test ran),
+# vm-run stops QEMU when the console has stayed silent for $BOOT_SILENCE
+# seconds (default 300), when it reports an RCU stall, or when VM-READY has
+# not come $BOOT_DEADLINE seconds (default 900) after QEMU started; it says
+# so on stderr, keeps that console as <log>.hung and boots once more with
+# fresh disks.  A second such boot fails (126).  After VM-READY, a stall
+# or any other splat fails the run (125), as always.  BOOT_SILENCE=0 turns
+# this off.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kernel="" initrd="" rootimg="" files="" tmo=${VM_TIMEOUT:-600} accel=${ACCEL:-tcg}
@@ -58,6 +62,7 @@ DISK_SIZE=${DISK_SIZE:-2G}
 XFS_SIZE=${XFS_SIZE:-1G}
 NODE_CPUS=${NODE_CPUS:-0 1 2 -}
 BOOT_SILENCE=${BOOT_SILENCE:-300}
+BOOT_DEADLINE=${BOOT_DEADLINE:-900}
 # TOOLS_IMG=img: a read-only third disk, mounted at /opt/tools (fio and
 # stress-ng, from scripts/tools-disk.sh).
 TOOLS_IMG=${TOOLS_IMG:-}
@@ -187,11 +192,14 @@ run_qemu() {
 }
 
 # Until the guest prints VM-READY: stop QEMU when the console has not
-# grown for $BOOT_SILENCE seconds, and leave $work/hung.
+# grown for $BOOT_SILENCE seconds, reports an RCU stall, or VM-READY has
+# not come $BOOT_DEADLINE seconds after QEMU started, and leave the reason
+# in $work/hung.
 watch_boot() {
-	local size last=-1 still=0 pid
+	local size last=-1 still=0 pid why=
 	while [ ! -s "$work/qpid" ]; do sleep 1; done
 	pid=$(cat "$work/qpid")
+	SECONDS=0
 	while kill -0 "$pid" 2>/dev/null; do
 		grep -q '^VM-READY' "$log" 2>/dev/null && return 0
 		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
@@ -201,7 +209,14 @@ watch_boot() {
 			still=0 last=$size
 		fi
 		if [ "$still" -ge "$BOOT_SILENCE" ]; then
-			touch "$work/hung"
+			why="its console silent for ${BOOT_SILENCE}s"
+		elif grep -qE 'rcu: INFO: .*detected stall' "$log" 2>/dev/null; then
+			why="an RCU stall report"
+		elif [ "$SECONDS" -ge "$BOOT_DEADLINE" ]; then
+			why="not ready after ${BOOT_DEADLINE}s"
+		fi
+		if [ -n "$why" ]; then
+			echo "$why" > "$work/hung"
 			kill -TERM "$pid"
 			return 0
 		fi
@@ -225,7 +240,7 @@ for attempt in 1 2; do
 	fi
 	[ -f "$work/hung" ] || break
 	cp "$log" "$log.hung"
-	echo "vm-run: boot $attempt: the console was silent for ${BOOT_SILENCE}s before VM-READY; QEMU stopped, console kept in $log.hung" >&2
+	echo "vm-run: boot $attempt hung before VM-READY ($(cat "$work/hung")); QEMU stopped, console kept in $log.hung" >&2
 	if [ "$attempt" = 2 ]; then
 		echo "vm-run: the second boot hung too" >&2
 		exit 126
