@@ -183,8 +183,8 @@ static const struct {
  * of its own (cpuset-toss@SLICE.service has Slice=SLICE), from
  * /proc/self/cgroup: no D-Bus, so it works in early boot.  Refused: a
  * parent that is not SLICE, the root slice, and a slice without memory
- * nodes of its own (an empty cpuset.mems: system.slice, user.slice),
- * whose toss would be every node's.
+ * nodes of its own (an empty cpuset.mems, or no cpuset controller at all:
+ * system.slice, user.slice), whose toss would be every node's.
  */
 static int slice_cgroup(const char *slice, struct toss_cgroup *cg, char *err,
 			size_t errlen)
@@ -217,6 +217,12 @@ static int slice_cgroup(const char *slice, struct toss_cgroup *cg, char *err,
 		return base && !base[1] ? -TOSS_EREFUSED : -TOSS_ENOCGROUP;
 	}
 	ret = toss_cgroup_from_path(rel, cg, err, errlen);
+	if (ret == -TOSS_ENOCPUSET) {
+		/* No cpuset controller (yet): no memory nodes of its own. */
+		snprintf(err, errlen, "--slice %s: %s has no memory nodes of its own (no AllowedMemoryNodes=, no cpuset controller): its toss would be its parent's nodes: refused",
+			 slice, cg->rel);
+		return -TOSS_EREFUSED;
+	}
 	if (ret)
 		return ret;
 	ret = toss_cgroup_own_mems(cg, &own);

@@ -6,8 +6,9 @@
 # cpuset-toss built with ASan and UBSan and its cgroups a directory of
 # plain files (test-slice-wrap.c), no D-Bus reachable (early boot): a
 # slice with memory nodes of its own is tossed; the root slice, a slice
-# without nodes of its own (system.slice, user.slice) and a process that
-# is not in the slice are refused, nothing written (review N10).
+# without nodes of its own (system.slice, user.slice; one without the
+# cpuset controller) and a process that is not in the slice are refused,
+# nothing written (review N10).
 #
 # OLD=<dir>: against another version's userspace/.
 set -u
@@ -39,6 +40,10 @@ mk /system.slice "" 0-3
 mk /user.slice "" 0-3
 mk /job.slice "" 0-3
 mk /job.slice/job-7.slice 2 2
+# A slice whose cgroup has no cpuset controller (system.slice on a fresh
+# boot, before any unit under it asked for CPUs or nodes): no nodes of its
+# own either.
+mkdir -p "$R/machine.slice"
 export FAKE_ROOT="$R"
 # No system bus: what early boot, before dbus.socket, looks like.
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/bus
@@ -68,7 +73,7 @@ unit job42.slice /job42.slice/cpuset-toss@job42.slice.service
 [ "$rc" = 0 ] && [ "$wrote" = "/job42.slice=1 " ] || fail "job42.slice: exit $rc, wrote $wrote"
 unit job-7.slice /job.slice/job-7.slice/cpuset-toss@job-7.slice.service
 [ "$rc" = 0 ] && [ "$wrote" = "/job.slice/job-7.slice=1 " ] || fail "job-7.slice: exit $rc, wrote $wrote"
-for s in system.slice user.slice job.slice; do
+for s in system.slice user.slice job.slice machine.slice; do
 	unit $s /$s/cpuset-toss@$s.service
 	[ "$rc" = 77 ] && [ -z "$wrote" ] || fail "$s (no nodes of its own): exit $rc, wrote $wrote"
 done
