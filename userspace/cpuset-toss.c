@@ -217,21 +217,18 @@ static int slice_cgroup(const char *slice, struct toss_cgroup *cg, char *err,
 		return base && !base[1] ? -TOSS_EREFUSED : -TOSS_ENOCGROUP;
 	}
 	ret = toss_cgroup_from_path(rel, cg, err, errlen);
-	if (ret == -TOSS_ENOCPUSET) {
-		/* No cpuset controller (yet): no memory nodes of its own. */
-		snprintf(err, errlen, "--slice %s: %s has no memory nodes of its own (no AllowedMemoryNodes=, no cpuset controller): its toss would be its parent's nodes: refused",
-			 slice, cg->rel);
-		return -TOSS_EREFUSED;
-	}
-	if (ret)
+	/* No cpuset controller (yet): no memory nodes of its own either. */
+	if (ret && ret != -TOSS_ENOCPUSET)
 		return ret;
-	ret = toss_cgroup_own_mems(cg, &own);
+	if (!ret)
+		ret = toss_cgroup_own_mems(cg, &own);
 	for (node = 0; !ret && node < TOSS_MAX_NODES; node++)
 		if (toss_node_isset(&own, node))
 			empty = 0;
 	if (ret || empty) {
 		snprintf(err, errlen, "--slice %s: %s has no memory nodes of its own (no AllowedMemoryNodes=, cpuset.mems %s): its toss would be its parent's nodes: refused",
-			 slice, cg->rel, ret ? "unreadable" : "empty");
+			 slice, cg->rel, ret == -TOSS_ENOCPUSET ? "absent: no cpuset controller" :
+			 ret ? "unreadable" : "empty");
 		return -TOSS_EREFUSED;
 	}
 	return 0;
